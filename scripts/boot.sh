@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Boot runner: start a built ./linux as an ordinary host process with the
+# project's initramfs, run one guest job, and return the guest's exit status.
+# The console goes to stdout (never stdin, which CI cannot poll) and, in
+# full, to build/logs/.  A wall-clock timeout kills the whole UML process
+# group; afterwards no UML host process may be left behind.
+#
+# Usage: scripts/boot.sh [--flavour F] [--job JOB] [--timeout S] [--mem M]
+#                        [--show all|guest|none] [--log FILE] [-- KERNEL-ARGS...]
+# Exit: the guest's status; 124 timeout; 125 no exit line; 126 host problem.
+. "$(dirname "$0")/lib.sh"
+
+EXIT_TAG="TODO-EXIT:"   # printed by the guest init right before poweroff
+INIT_TAG="TODO-INIT:"   # first line the guest init prints
+
+flavour=$(cat "$BUILD/LAST_FLAVOUR" 2>/dev/null || echo run)
+job=run timeout=120 mem=512M show=guest log="" extra=()
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--flavour) flavour=$2; shift 2 ;;
+	--job) job=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--show) show=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--) shift; extra=("$@"); break ;;
+	*) die "boot.sh: unknown argument '$1'" "see the usage at the top of scripts/boot.sh" ;;
+	esac
+done
+
+linux=$(obj_dir "$flavour")/linux
+initrd=$BUILD/initramfs.cpio
+[ -x "$linux" ] || die "no kernel at $linux" "build it first: make build FLAVOUR=$flavour"
+[ -f "$initrd" ] || die "no initramfs at $initrd" "build it first: make initramfs"
+[ -n "$log" ] || log=$LOGS/boot-$job-$(date +%Y%m%d-%H%M%S).log
+
+# UML backs guest memory with a file in the first of $TMPDIR, $TMP, $TEMP,
+# else /dev/shm when it is tmpfs, else /tmp (arch/um/os-Linux/mem.c), and
+# maps it executable.  On a noexec mount the boot dies early and quietly.
+uml_tempdir() {
+	local var
+	for var in TMPDIR TMP TEMP; do
+		if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
+	done
+	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then echo /dev/shm; else echo /tmp; fi
+}
+
+check_tempdir() {
+	local dir opts mnt
+	dir=$(uml_tempdir)
+	[ -d "$dir" ] && [ -w "$dir" ] ||
+		die "UML's temp dir $dir does not exist or is not writable" \
+			"point TMPDIR at a writable directory, e.g. TMPDIR=/tmp make ..."
+	opts=$(findmnt -n -o OPTIONS -T "$dir")
+	mnt=$(findmnt -n -o TARGET -T "$dir")
+	case ",$opts," in
+	*,noexec,*)
+		die "UML maps guest memory executable from a file in $dir, but $mnt is mounted noexec; the kernel would die silently at boot" \
+			"fix: use an exec-capable temp dir, e.g. TMPDIR=$BUILD/tmp (mkdir it first)," \
+			"or remount: mount -o remount,exec $mnt" ;;
+	esac
+}
+
+# Processes still in the UML process group once the kernel has exited.
+leftovers() { pgrep -g "$1" 2>/dev/null || true; }
+
+check_tempdir
+mkdir -p "$BUILD/uml"
+umid=todo-$job-$$
+args=(mem="$mem" initrd="$initrd" uml_dir="$BUILD/uml" umid="$umid"
+	con=null ssl=null con0=null,fd:1 guest="$job" "${extra[@]}")
+
+info "booting $flavour kernel, job '$job', timeout ${timeout}s, console log ${log#"$TOP"/}"
+show_cmd "$linux" "${args[@]}"
+# A background child of a script is not a process-group leader, so setsid
+# does not fork: $! is the kernel's pid and the id of its own process group.
+setsid "$linux" "${args[@]}" </dev/null >"$log" 2>&1 &
+pid=$!
+
+case $show in
+all) tail -n +1 -f --pid="$pid" "$log" 2>/dev/null & ;;
+guest) tail -n +1 -f --pid="$pid" "$log" 2>/dev/null | tr -d '\r' |
+	awk -v tag="$INIT_TAG" 'index($0, tag) == 1 { on = 1 } on' & ;;
+none) : ;;
+*) die "--show takes all, guest or none" ;;
+esac
+viewer=$!
+[ "$show" = none ] && viewer=""
+
+timed_out=0
+deadline=$((SECONDS + timeout))
+while kill -0 "$pid" 2>/dev/null; do
+	if [ "$SECONDS" -ge "$deadline" ]; then
+		timed_out=1
+		kill -TERM -- "-$pid" 2>/dev/null || true
+		sleep 2
+		kill -KILL -- "-$pid" 2>/dev/null || true
+		break
+	fi
+	sleep 0.2
+done
+wait "$pid" 2>/dev/null || true
+[ -n "$viewer" ] && wait "$viewer" 2>/dev/null || true
+
+# Whatever UML forked must be gone too; give it a moment, then insist.
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	[ -z "$(leftovers "$pid")" ] && break
+	sleep 0.3
+done
+left=$(leftovers "$pid")
+if [ -n "$left" ]; then
+	printf '[%s] error: UML left host processes behind: %s\n' "$(ts)" "$(echo $left)" >&2
+	kill -KILL -- "-$pid" 2>/dev/null || true
+	exit 126
+fi
+rm -rf "${BUILD:?}/uml/$umid"
+
+last_lines() {
+	printf '  last console lines (%s):\n' "${log#"$TOP"/}" >&2
+	tr -d '\r' <"$log" | tail -n "$1" | sed 's/^/  | /' >&2
+}
+
+if [ "$timed_out" -eq 1 ]; then
+	printf '[%s] error: guest job %s timed out after %s s; the kernel was killed\n' "$(ts)" "$job" "$timeout" >&2
+	last_lines 20
+	exit 124
+fi
+status=$(tr -d '\r' <"$log" | sed -n "s/^$EXIT_TAG \([0-9]*\)\$/\1/p" | tail -n 1)
+if [ -z "$status" ]; then
+	printf '[%s] error: the guest exited without reporting its status (no "%s" line)\n' "$(ts)" "$EXIT_TAG" >&2
+	last_lines 30
+	if grep -q 'Kernel panic' "$log"; then
+		printf '  the kernel panicked; decode the trace with:\n  %s\n' \
+			"$SRC/scripts/decode_stacktrace.sh $(obj_dir "$flavour")/vmlinux $SRC < $log" >&2
+	fi
+	exit 125
+fi
+info "guest job '$job' exited with status $status"
+exit "$status"

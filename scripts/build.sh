@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Build the UML kernel for one flavour in build/obj-FLAVOUR (kept between
+# builds, so rebuilds are incremental; ccache is used when installed), then
+# point ./linux and ./vmlinux at the result.
+# Usage: scripts/build.sh FLAVOUR   (run | test | bench)
+. "$(dirname "$0")/lib.sh"
+
+# Print one progress line every $1 seconds while the build log grows.
+progress() {
+	local log=$1 every=$2 n last
+	while sleep "$every"; do
+		n=$(grep -cE '^  (CC|AS|LD|AR|HOSTCC|GEN)' "$log" 2>/dev/null || true)
+		last=$(grep -E '^  [A-Z]' "$log" 2>/dev/null | tail -n 1 | sed 's/^ *//')
+		info "  build $FLAVOUR: $n steps done; now: ${last:-starting}"
+	done
+}
+
+main() {
+	FLAVOUR=${1:?usage: build.sh FLAVOUR}
+	local obj log jobs pid rc=0 start
+	obj=$(obj_dir "$FLAVOUR")
+	"$TOP/scripts/config.sh" "$FLAVOUR"
+	log=$LOGS/build-$FLAVOUR.log
+	jobs=$(nproc)
+	stage "building '$FLAVOUR' (log: ${log#"$TOP"/})"
+	start=$SECONDS
+	: >"$log"
+	progress "$log" 20 &
+	pid=$!
+	run_logged "$log" make -C "$SRC" ARCH=um O="$obj" -j"$jobs" CC="$(ccache_cc)" all || rc=$?
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	[ "$rc" -eq 0 ] || die "kernel build '$FLAVOUR' failed" \
+		"the error is in $log (search for 'error:')" \
+		"after fixing it in $SRC, run: make build FLAVOUR=$FLAVOUR"
+	ln -sfn "${obj#"$TOP"/}/linux" "$TOP/linux"
+	ln -sfn "${obj#"$TOP"/}/vmlinux" "$TOP/vmlinux"
+	echo "$FLAVOUR" >"$BUILD/LAST_FLAVOUR"
+	info "built $(cat "$obj/include/config/kernel.release") in $((SECONDS - start)) s; ./linux -> ${obj#"$TOP"/}/linux"
+}
+
+main "$@"

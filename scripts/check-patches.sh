@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Lint the patch queues: series files match the directories, every patch
+# applies to the pristine source with no fuzz (in a scratch git index, so
+# build/src is never touched), has an upstream-style header, and passes
+# scripts/checkpatch.pl --strict.  Exit 1 naming each patch that fails.
+. "$(dirname "$0")/lib.sh"
+
+SUBJECT_MAX=75
+STATUS_RE='^Upstream-Status: (Pending|Submitted \[.+\]|Accepted|Backport \[.+\]|Denied|Inappropriate \[.+\])$'
+failures=0
+
+fail() {
+	printf '[%s] FAIL %s\n' "$(ts)" "$1" >&2
+	shift
+	local line
+	for line in "$@"; do printf '  %s\n' "$line" >&2; done
+	failures=$((failures + 1))
+}
+
+check_series_files() {
+	local dir p
+	for dir in "${PATCH_DIRS[@]}"; do
+		for p in "$dir"/*.patch; do
+			[ -e "$p" ] || continue
+			grep -qx "$(basename "$p")" "$dir/series" ||
+				fail "${p#"$TOP"/} is not listed in ${dir#"$TOP"/}/series" "add it, or run 'make refresh'"
+		done
+	done
+}
+
+check_header() {
+	local patch=$1 name=${1#"$TOP"/} subject summary
+	subject=$(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$patch" | head -n 1)
+	summary=${subject#*: }
+	if [ -z "$subject" ]; then
+		fail "$name has no Subject: line" "export patches with 'make refresh'"
+		return
+	fi
+	[[ $subject =~ ^[a-z0-9_/.,-]+(:\ [a-zA-Z0-9_/.,-]+)*:\ [A-Z] ]] ||
+		fail "$name: subject '$subject' is not 'subsys: Imperative summary'"
+	[ ${#subject} -le $SUBJECT_MAX ] ||
+		fail "$name: subject is ${#subject} characters, more than $SUBJECT_MAX"
+	[[ $summary != *. ]] || fail "$name: subject ends with a period"
+	grep -Eq "$STATUS_RE" "$patch" ||
+		fail "$name has no valid Upstream-Status: trailer" \
+			"add one of: Pending, Submitted [where], Backport [from], Inappropriate [why]"
+	grep -q "^From: $PROJECT_NAME <$PROJECT_EMAIL>" "$patch" ||
+		fail "$name: the author is not '$PROJECT_NAME <$PROJECT_EMAIL>'"
+	grep -q "^Signed-off-by: " "$patch" || fail "$name has no Signed-off-by:"
+}
+
+check_style() {
+	local patch=$1 out
+	if ! out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --no-signoff --quiet --show-types "$patch" </dev/null 2>&1); then
+		fail "${patch#"$TOP"/}: checkpatch.pl --strict is not clean" "$(sed 's/^/| /' <<<"$out")"
+	fi
+}
+
+main() {
+	local patch n=0
+	[ -d "$SRC/.git" ] || die "no pristine tree at $SRC" "run: make source"
+	stage "checking the patch queues (${KERNEL_PATCHES#"$TOP"/}, ${ARCH_UM_PATCHES#"$TOP"/})"
+	check_series_files
+	check_series_applies || fail "the series does not apply (see above)"
+	while read -r patch; do
+		check_header "$patch"
+		check_style "$patch"
+		n=$((n + 1))
+	done < <(all_patches)
+	if [ "$failures" -ne 0 ]; then
+		die "$failures problem(s) in the patch queues" "fix them in $SRC, then run 'make refresh' and 'make check-patches'"
+	fi
+	info "all $n patches apply with no fuzz, have proper headers and are checkpatch --strict clean"
+}
+
+main "$@"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Make build/obj-FLAVOUR/.config: merge configs/ fragments onto the UML
+# x86_64 defconfig with the kernel's merge_config.sh, then check that every
+# option a fragment asks for survived olddefconfig.
+# Usage: scripts/config.sh FLAVOUR   (run | test | bench)
+. "$(dirname "$0")/lib.sh"
+
+CONFIGS=${CONFIGS:-$TOP/configs}
+
+# check_fragment FRAGMENT CONFIG: print "OPTION<TAB>wanted<TAB>got" for each
+# request in FRAGMENT that CONFIG does not honour.
+check_fragment() {
+	local frag=$1 cfg=$2 line name want got
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*) name=${line%%=*} want=${line#*=} ;;
+		"# CONFIG_"*" is not set") name=${line#\# } name=${name%% *} want=n ;;
+		*) continue ;;
+		esac
+		got=$(sed -n "s/^$name=//p" "$cfg")
+		[ -n "$got" ] || got=n
+		[ "$got" = "$want" ] || printf '%s\t%s\t%s\n' "$name" "$want" "$got"
+	done <"$frag"
+}
+
+# Why an option may be missing: unknown symbol, or unmet dependencies.
+explain_option() {
+	local sym=${1#CONFIG_}
+	if grep -rqs --include='Kconfig*' -E "^(menu)?config $sym\$" "$SRC"; then
+		echo "its dependencies are not met on ARCH=um (see: make -C $SRC ARCH=um O=$OBJ menuconfig, search $sym)"
+	else
+		echo "no such option in this kernel (many options do not exist on UML)"
+	fi
+}
+
+main() {
+	local flavour=${1:?usage: config.sh FLAVOUR}
+	local frags=() f inputs bad=0 log
+	OBJ=$(obj_dir "$flavour")
+	for f in $(flavour_fragments "$flavour"); do
+		[ -f "$CONFIGS/$f.config" ] || die "config fragment $CONFIGS/$f.config is missing"
+		frags+=("$CONFIGS/$f.config")
+	done
+	mkdir -p "$OBJ"
+	inputs=$(cat "$SRC/arch/um/configs/x86_64_defconfig" "${frags[@]}" | sha256sum | cut -d' ' -f1)
+	if [ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.config-inputs" 2>/dev/null)" = "$inputs" ]; then
+		info "config for '$flavour' is up to date ($OBJ/.config)"
+		return 0
+	fi
+	stage "configuring '$flavour' from ${frags[*]#"$TOP"/}"
+	log=$LOGS/config-$flavour.log
+	(cd "$SRC" && ARCH=um run_logged "$log" scripts/kconfig/merge_config.sh -m -O "$OBJ" \
+		arch/um/configs/x86_64_defconfig "${frags[@]}") ||
+		die "merge_config.sh failed" "see $log"
+	run_logged "$log.olddefconfig" make -C "$SRC" ARCH=um O="$OBJ" olddefconfig ||
+		die "make olddefconfig failed" "see $log.olddefconfig"
+	for f in "${frags[@]}"; do
+		while IFS=$'\t' read -r name want got; do
+			printf '[%s] error: %s=%s requested by %s is %s in the final .config: %s\n' \
+				"$(ts)" "$name" "$want" "${f#"$TOP"/}" "$got" "$(explain_option "$name")" >&2
+			bad=1
+		done < <(check_fragment "$f" "$OBJ/.config")
+	done
+	if [ "$bad" -ne 0 ]; then
+		rm -f "$OBJ/.config-inputs"
+		die "configuration '$flavour' does not have every requested option" \
+			"fix the fragment named above, then run this again"
+	fi
+	echo "$inputs" >"$OBJ/.config-inputs"
+	info "config OK: every requested option is in $OBJ/.config"
+}
+
+main "$@"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install the Debian packages the build and tests need, when missing.
+# As root it runs apt-get; otherwise it prints the exact command and stops.
+. "$(dirname "$0")/lib.sh"
+
+PACKAGES=(
+	linux-source-6.12 # the kernel source we patch
+	gcc make libc6-dev # compiler, static libc for guest programs
+	flex bison bc perl python3 # kernel build and kunit.py
+	git xz-utils # build/src tree, unpacking the source
+	busybox-static # the guest's userland
+	ccache # incremental rebuilds across object dirs
+	procps util-linux # pgrep, setsid, findmnt for the boot runner
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	info "all ${#PACKAGES[@]} required Debian packages are installed"
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	die "missing Debian packages: ${missing[*]}" \
+		"install them as root, then run make again:" \
+		"apt-get update && apt-get install -y ${missing[*]}"
+fi
+stage "installing missing Debian packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+run_logged "$LOGS/apt-update.log" apt-get update ||
+	die "apt-get update failed" "check the network and /etc/apt/sources.list"
+run_logged "$LOGS/apt-install.log" apt-get install -y --no-install-recommends "${missing[@]}" ||
+	die "apt-get install failed" "see $LOGS/apt-install.log"

@@ -1,0 +1,128 @@
+# shellcheck shell=bash
+# Shared helpers for every script in scripts/: paths, progress lines, running
+# commands with their output kept in a log.  Source it; do not run it.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+SRC=$BUILD/src                 # git tree: tag "pristine" + branch "todo"
+LOGS=$BUILD/logs
+PRISTINE_TAG=pristine
+BRANCH=todo
+SOURCE_PKG=linux-source-6.12
+SOURCE_TARBALL=${SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# The two patch queues, applied in this order.  Overridable so tests can
+# point the tools at a damaged copy without touching the real queues.
+KERNEL_PATCHES=${KERNEL_PATCHES:-$TOP/kernel-patches}
+ARCH_UM_PATCHES=${ARCH_UM_PATCHES:-$TOP/arch-um-patches}
+PATCH_DIRS=("$KERNEL_PATCHES" "$ARCH_UM_PATCHES")
+# Project identity used as the author of every exported patch.
+PROJECT_NAME="todo-freezer project"
+PROJECT_EMAIL="todo-freezer@users.noreply.github.com"
+
+mkdir -p "$LOGS"
+
+ts() { date +%H:%M:%S; }
+stage() { printf '[%s] == %s\n' "$(ts)" "$*"; }
+info() { printf '[%s] %s\n' "$(ts)" "$*"; }
+
+# die MESSAGE [NEXT-STEP...]: print the error and what to do next, exit 1.
+die() {
+	printf '[%s] error: %s\n' "$(ts)" "$1" >&2
+	shift
+	local line
+	for line in "$@"; do printf '  %s\n' "$line" >&2; done
+	exit 1
+}
+
+# Print a command the way a user could paste it.
+show_cmd() { printf '[%s] $ %s\n' "$(ts)" "$(printf '%q ' "$@")"; }
+
+run() { show_cmd "$@"; "$@"; }
+
+# run_logged LOG CMD...: run CMD with all output in LOG.  On failure show the
+# last 30 lines and where the full log is, and return the command's status.
+run_logged() {
+	local log=$1 rc=0
+	shift
+	show_cmd "$@"
+	"$@" >"$log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		printf '[%s] command failed (exit %d); last 30 lines of %s:\n' "$(ts)" "$rc" "$log" >&2
+		tail -n 30 "$log" | sed 's/^/  | /' >&2
+		printf '  full log: %s\n' "$log" >&2
+	fi
+	return "$rc"
+}
+
+# Flavours: which config fragments make up each build.
+flavour_fragments() {
+	case $1 in
+	run)   echo "base" ;;
+	test)  echo "base debug" ;;
+	bench) echo "base bench" ;;
+	*) die "unknown flavour '$1'" "use one of: run test bench" ;;
+	esac
+}
+
+obj_dir() { echo "${OBJ_DIR:-$BUILD/obj-$1}"; }
+
+# Patch names listed in DIR/series, in order (comments and blanks skipped).
+series_patches() {
+	local dir=$1 name
+	[ -f "$dir/series" ] || die "$dir/series is missing" "create it (one patch file name per line)"
+	while read -r name; do
+		case $name in '' | \#*) continue ;; esac
+		[ -f "$dir/$name" ] || die "$dir/series names $name, which does not exist" \
+			"fix the series file or run 'make refresh'"
+		echo "$dir/$name"
+	done <"$dir/series"
+}
+
+# Every patch of the series, kernel-patches first, as paths.
+all_patches() {
+	local dir
+	for dir in "${PATCH_DIRS[@]}"; do series_patches "$dir"; done
+}
+
+ccache_cc() {
+	if command -v ccache >/dev/null 2>&1; then echo "ccache gcc"; else echo gcc; fi
+}
+
+git_src() { git -C "$SRC" "$@"; }
+
+# "<hash of both queues> <todo branch head>" as of the last apply or refresh:
+# tells source.sh whether build/src still matches the queues.
+STAMP=$BUILD/SERIES_APPLIED
+
+series_hash() {
+	local dir
+	{
+		for dir in "${PATCH_DIRS[@]}"; do cat "$dir/series"; done
+		all_patches | xargs -r cat
+	} | sha256sum | cut -d' ' -f1
+}
+
+# check_series_applies: apply every patch, in order, to a scratch index that
+# holds the pristine tree (build/src is not touched).  git apply allows no
+# fuzz: every context line must match.  On failure print the patch and the
+# rejected file(s) and return 1.
+check_series_applies() {
+	local index patch out rejected rc=0
+	index=$(mktemp)
+	GIT_INDEX_FILE=$index git_src read-tree "$PRISTINE_TAG"
+	while read -r patch; do
+		if ! out=$(GIT_INDEX_FILE=$index git_src apply --cached "$patch" 2>&1); then
+			rejected=$(sed -n 's/^error: \(.*\): patch does not apply$/\1/p; s/^error: patch failed: \(.*\):[0-9]*$/\1/p' <<<"$out" | sort -u | paste -sd' ')
+			printf '[%s] error: patch %s does not apply to pristine %s %s\n' "$(ts)" \
+				"${patch#"$TOP"/}" "$SOURCE_PKG" "$(cat "$BUILD/SOURCE_VERSION" 2>/dev/null)" >&2
+			printf '  rejected file(s): %s\n' "${rejected:-see below}" >&2
+			sed 's/^/  | /' <<<"$out" >&2
+			rc=1
+			break
+		fi
+		info "  applies: ${patch#"$TOP"/}"
+	done < <(all_patches)
+	rm -f "$index"
+	return "$rc"
+}

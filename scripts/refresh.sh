@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Export branch "todo" of build/src back into the patch queues with
+# git format-patch: patches that touch arch/um go to arch-um-patches/, all
+# others to kernel-patches/.  Names are NNNN-subject.patch, numbered per
+# queue in branch order; comments in the series files are kept.
+. "$(dirname "$0")/lib.sh"
+
+# queue_of PATCH-COMMIT: "kernel" or "arch-um"; dies on a patch touching both.
+queue_of() {
+	local commit=$1 um=0 other=0 f
+	while read -r f; do
+		case $f in arch/um/*) um=1 ;; *) other=1 ;; esac
+	done < <(git_src diff-tree --no-commit-id --name-only -r "$commit")
+	if [ "$um" -eq 1 ] && [ "$other" -eq 1 ]; then
+		die "commit $(git_src log -1 --format='%h %s' "$commit") touches arch/um and generic code" \
+			"split it in $SRC (git rebase -i $PRISTINE_TAG), then run make refresh again"
+	fi
+	[ "$um" -eq 1 ] && echo arch-um || echo kernel
+}
+
+# write_series DIR NAME...: rewrite DIR/series to list NAMEs.  Comments are
+# kept: the lines above the first entry stay at the top, the lines above any
+# other entry stay with that entry (matched by name without its NNNN-), and
+# the lines after the last entry stay at the end.
+write_series() {
+	local dir=$1 line block="" header="" first=1 name new
+	local -A notes=()
+	shift
+	if [ -f "$dir/series" ]; then
+		while IFS= read -r line; do
+			case $line in
+			\#* | '') block+="$line"$'\n' ;;
+			*)
+				if [ "$first" -eq 1 ]; then header=$block; else notes[${line#[0-9][0-9][0-9][0-9]-}]=$block; fi
+				first=0 block="" ;;
+			esac
+		done <"$dir/series"
+	fi
+	[ "$first" -eq 0 ] || { header=$block; block=""; }
+	new=$(mktemp)
+	printf '%s' "$header" >"$new"
+	for name; do
+		printf '%s%s\n' "${notes[${name#[0-9][0-9][0-9][0-9]-}]:-}" "$name" >>"$new"
+	done
+	printf '%s' "$block" >>"$new"
+	mv "$new" "$dir/series"
+}
+
+main() {
+	local tmp commit queue patch n_kernel=0 n_um=0 seen_um=0 name
+	local kernel_names=() um_names=()
+	[ -d "$SRC/.git" ] || die "no tree at $SRC" "run: make source"
+	[ -z "$(git_src status --porcelain)" ] ||
+		die "$SRC has uncommitted changes; they would not be exported" \
+			"commit them there (git -C $SRC commit), then run make refresh"
+	stage "exporting $PRISTINE_TAG..$BRANCH of $SRC into the patch queues"
+	tmp=$(mktemp -d)
+	while read -r commit; do
+		queue=$(queue_of "$commit")
+		if [ "$queue" = kernel ]; then
+			[ "$seen_um" -eq 0 ] || die "generic commit $(git_src log -1 --format='%h %s' "$commit") comes after an arch/um commit" \
+				"kernel-patches/ is applied first: move it before the um commits (git -C $SRC rebase -i $PRISTINE_TAG)"
+			n_kernel=$((n_kernel + 1))
+			patch=$(git_src format-patch -1 --no-signature --zero-commit -N --start-number "$n_kernel" -o "$tmp/kernel" "$commit")
+			kernel_names+=("$(basename "$patch")")
+		else
+			seen_um=1
+			n_um=$((n_um + 1))
+			patch=$(git_src format-patch -1 --no-signature --zero-commit -N --start-number "$n_um" -o "$tmp/arch-um" "$commit")
+			um_names+=("$(basename "$patch")")
+		fi
+		info "  $queue: $(basename "$patch")"
+	done < <(git_src rev-list --reverse "$PRISTINE_TAG..$BRANCH")
+	rm -f "$KERNEL_PATCHES"/*.patch "$ARCH_UM_PATCHES"/*.patch
+	[ -d "$tmp/kernel" ] && mv "$tmp"/kernel/*.patch "$KERNEL_PATCHES"/
+	[ -d "$tmp/arch-um" ] && mv "$tmp"/arch-um/*.patch "$ARCH_UM_PATCHES"/
+	rm -rf "$tmp"
+	write_series "$KERNEL_PATCHES" "${kernel_names[@]}"
+	write_series "$ARCH_UM_PATCHES" "${um_names[@]}"
+	echo "$(series_hash) $(git_src rev-parse HEAD)" >"$STAMP"
+	info "exported $n_kernel kernel and $n_um arch/um patches; review with: git diff --stat -- kernel-patches arch-um-patches"
+}
+
+main "$@"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The patch queues: clean as they are, and a damaged patch is named.
+. "$(dirname "$0")/lib.sh"
+
+out=$(scratch)/out
+if "$TOP/scripts/check-patches.sh" >"$out" 2>&1; then
+	pass "patches: series applies to pristine source with no fuzz, headers and checkpatch --strict clean"
+else
+	fail "patches: series applies to pristine source with no fuzz, headers and checkpatch --strict clean" "$out"
+fi
+
+# A copy of the queues with one more patch whose context no longer matches
+# the pristine Makefile: the error must name that patch and the file.
+tmp=$(scratch)
+cp -r "$KERNEL_PATCHES" "$tmp/kernel-patches"
+cp -r "$ARCH_UM_PATCHES" "$tmp/arch-um-patches"
+bad=9999-kbuild-Damaged-context.patch
+{
+	printf 'From: %s <%s>\nSubject: [PATCH] kbuild: Damaged context\n\n' "$PROJECT_NAME" "$PROJECT_EMAIL"
+	printf 'Upstream-Status: Inappropriate [test]\nSigned-off-by: %s <%s>\n---\n' "$PROJECT_NAME" "$PROJECT_EMAIL"
+	printf -- '--- a/Makefile\n+++ b/Makefile\n@@ -1,3 +1,3 @@\n'
+	printf ' # SPDX-License-Identifier: GPL-2.0\n-VERSION = 6\n+VERSION = 7\n PATCHLEVEL = 99\n'
+} >"$tmp/kernel-patches/$bad"
+echo "$bad" >>"$tmp/kernel-patches/series"
+KERNEL_PATCHES=$tmp/kernel-patches ARCH_UM_PATCHES=$tmp/arch-um-patches \
+	"$TOP/scripts/check-patches.sh" >"$tmp/out" 2>&1 && rc=0 || rc=$?
+if [ "$rc" -ne 0 ]; then
+	expect "patches: a patch that does not apply is named with its rejected file" "$tmp/out" \
+		"patch .*$bad does not apply" "rejected file\(s\): Makefile"
+else
+	fail "patches: a patch that does not apply is named with its rejected file (check passed)" "$tmp/out"
+fi
+rm -rf "$tmp" "$(dirname "$out")"
