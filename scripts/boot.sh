@@ -69,18 +69,34 @@ check_tempdir
 mkdir -p "$BUILD/uml"
 umid=todo-$job-$$
 args=(mem="$mem" initrd="$initrd" uml_dir="$BUILD/uml" umid="$umid"
-	con=null ssl=null con0=null,fd:1 guest="$job" "${extra[@]}")
+	con=null ssl=null con0=fd:0,fd:1 guest="$job" "${extra[@]}")
 
 info "booting $flavour kernel, job '$job', timeout ${timeout}s, console log ${log#"$TOP"/}"
 show_cmd "$linux" "${args[@]}"
+# UML polls its console fds, and epoll refuses regular files: the console
+# goes through a FIFO to a writer that also drops the CRs of the tty layer.
+fifo=$BUILD/uml/$umid.console
+rm -f "$fifo"
+mkfifo "$fifo"
+: >"$log"
+tr -d '\r' <"$fifo" >"$log" &
+writer=$!
+# Console input: UML adds its input fd to epoll, which refuses /dev/null and
+# regular files (and CI's stdin).  Give it a FIFO that this script holds
+# open for writing, so it is pollable and never hits end-of-file.
+input=$BUILD/uml/$umid.input
+rm -f "$input"
+mkfifo "$input"
+exec {hold}<>"$input"
 # A background child of a script is not a process-group leader, so setsid
 # does not fork: $! is the kernel's pid and the id of its own process group.
-setsid "$linux" "${args[@]}" </dev/null >"$log" 2>&1 &
+setsid "$linux" "${args[@]}" <"$input" >"$fifo" 2>&1 {hold}>&- &
 pid=$!
 
 case $show in
-all) tail -n +1 -f --pid="$pid" "$log" 2>/dev/null & ;;
-guest) tail -n +1 -f --pid="$pid" "$log" 2>/dev/null | tr -d '\r' |
+# The viewer follows the writer, which ends only once the console is drained.
+all) tail -n +1 -f --pid="$writer" "$log" 2>/dev/null & ;;
+guest) tail -n +1 -f --pid="$writer" "$log" 2>/dev/null |
 	awk -v tag="$INIT_TAG" 'index($0, tag) == 1 { on = 1 } on' & ;;
 none) : ;;
 *) die "--show takes all, guest or none" ;;
@@ -101,6 +117,9 @@ while kill -0 "$pid" 2>/dev/null; do
 	sleep 0.2
 done
 wait "$pid" 2>/dev/null || true
+wait "$writer" 2>/dev/null || true
+exec {hold}>&-
+rm -f "$fifo" "$input"
 [ -n "$viewer" ] && wait "$viewer" 2>/dev/null || true
 
 # Whatever UML forked must be gone too; give it a moment, then insist.
@@ -118,7 +137,7 @@ rm -rf "${BUILD:?}/uml/$umid"
 
 last_lines() {
 	printf '  last console lines (%s):\n' "${log#"$TOP"/}" >&2
-	tr -d '\r' <"$log" | tail -n "$1" | sed 's/^/  | /' >&2
+	tail -n "$1" "$log" | sed 's/^/  | /' >&2
 }
 
 if [ "$timed_out" -eq 1 ]; then
@@ -126,7 +145,7 @@ if [ "$timed_out" -eq 1 ]; then
 	last_lines 20
 	exit 124
 fi
-status=$(tr -d '\r' <"$log" | sed -n "s/^$EXIT_TAG \([0-9]*\)\$/\1/p" | tail -n 1)
+status=$(sed -n "s/^$EXIT_TAG \([0-9]*\)\$/\1/p" "$log" | tail -n 1)
 if [ -z "$status" ]; then
 	printf '[%s] error: the guest exited without reporting its status (no "%s" line)\n' "$(ts)" "$EXIT_TAG" >&2
 	last_lines 30

@@ -22,12 +22,16 @@ main() {
 	"$TOP/scripts/config.sh" "$FLAVOUR"
 	log=$LOGS/build-$FLAVOUR.log
 	jobs=$(nproc)
+	# Let clones of this repo at other paths (CI) share ccache entries.
+	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true
 	stage "building '$FLAVOUR' (log: ${log#"$TOP"/})"
 	start=$SECONDS
 	: >"$log"
 	progress "$log" 20 &
 	pid=$!
-	run_logged "$log" make -C "$SRC" ARCH=um O="$obj" -j"$jobs" CC="$(ccache_cc)" all || rc=$?
+	# LOCALVERSION= (set, empty) stops setlocalversion from appending "+" for
+	# the git tree in build/src: the stamp comes from CONFIG_LOCALVERSION.
+	run_logged "$log" make -C "$SRC" ARCH=um O="$obj" -j"$jobs" CC="$(ccache_cc)" LOCALVERSION= all || rc=$?
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	[ "$rc" -eq 0 ] || die "kernel build '$FLAVOUR' failed" \

@@ -44,7 +44,8 @@ main() {
 			echo "file /tests/$(basename "$f") $f 0755 0 0"
 		done
 	} >"$list"
-	run "$gen" "$list" >"$OUT.tmp"
+	show_cmd "$gen" "$list"
+	"$gen" "$list" >"$OUT.tmp"
 	mv "$OUT.tmp" "$OUT"
 	info "initramfs: $(du -h "$OUT" | cut -f1), $(grep -c '^file /tests/' "$list") guest test program(s)"
 }

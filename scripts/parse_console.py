@@ -112,7 +112,7 @@ def main():
         os.path.dirname(__file__), '..', 'build', 'src', 'tools', 'testing', 'kunit', 'kunit.py'))
     args = ap.parse_args()
     lines = read_log(args.log)
-    kunit(args.log, args.kunit_py)
+    kunit(os.path.abspath(args.log), os.path.abspath(args.kunit_py))
     guest_programs(lines)
     splats(lines)
 
