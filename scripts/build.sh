@@ -5,13 +5,17 @@
 # Usage: scripts/build.sh FLAVOUR   (run | test | bench)
 . "$(dirname "$0")/lib.sh"
 
-# Print one progress line every $1 seconds while the build log grows.
+STEP_RE='^  (CC|AS|LD|AR|HOSTCC|GEN)'
+
+# Print one progress line every $2 seconds while the build log $1 grows;
+# the previous build's log, if any, gives the expected number of steps.
 progress() {
-	local log=$1 every=$2 n last
+	local log=$1 every=$2 start=$SECONDS n last total=""
+	[ -s "$log.prev" ] && total=" of ~$(grep -cE "$STEP_RE" "$log.prev")"
 	while sleep "$every"; do
-		n=$(grep -cE '^  (CC|AS|LD|AR|HOSTCC|GEN)' "$log" 2>/dev/null || true)
+		n=$(grep -cE "$STEP_RE" "$log" 2>/dev/null || true)
 		last=$(grep -E '^  [A-Z]' "$log" 2>/dev/null | tail -n 1 | sed 's/^ *//')
-		info "  build $FLAVOUR: $n steps done; now: ${last:-starting}"
+		info "  build $FLAVOUR: $n steps$total, $((SECONDS - start)) s; now: ${last:-starting}"
 	done
 }
 
@@ -26,6 +30,7 @@ main() {
 	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true
 	stage "building '$FLAVOUR' (log: ${log#"$TOP"/})"
 	start=$SECONDS
+	[ -s "$log" ] && mv "$log" "$log.prev"
 	: >"$log"
 	progress "$log" 20 &
 	pid=$!
