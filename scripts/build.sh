@@ -8,10 +8,10 @@
 STEP_RE='^  (CC|AS|LD|AR|HOSTCC|GEN)'
 
 # Print one progress line every $2 seconds while the build log $1 grows;
-# the previous build's log, if any, gives the expected number of steps.
+# the largest step count seen before ($1.steps) says how far a full build is.
 progress() {
 	local log=$1 every=$2 start=$SECONDS n last total=""
-	[ -s "$log.prev" ] && total=" of ~$(grep -cE "$STEP_RE" "$log.prev")"
+	[ -s "$log.steps" ] && total=" (a full build is ~$(cat "$log.steps"))"
 	while sleep "$every"; do
 		n=$(grep -cE "$STEP_RE" "$log" 2>/dev/null || true)
 		last=$(grep -E '^  [A-Z]' "$log" 2>/dev/null | tail -n 1 | sed 's/^ *//')
@@ -21,7 +21,7 @@ progress() {
 
 main() {
 	FLAVOUR=${1:?usage: build.sh FLAVOUR}
-	local obj log jobs pid rc=0 start
+	local obj log jobs pid rc=0 start n
 	obj=$(obj_dir "$FLAVOUR")
 	"$TOP/scripts/config.sh" "$FLAVOUR"
 	log=$LOGS/build-$FLAVOUR.log
@@ -30,7 +30,6 @@ main() {
 	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true
 	stage "building '$FLAVOUR' (log: ${log#"$TOP"/})"
 	start=$SECONDS
-	[ -s "$log" ] && mv "$log" "$log.prev"
 	: >"$log"
 	progress "$log" 20 &
 	pid=$!
@@ -42,6 +41,8 @@ main() {
 	[ "$rc" -eq 0 ] || die "kernel build '$FLAVOUR' failed" \
 		"the error is in $log (search for 'error:')" \
 		"after fixing it in $SRC, run: make build FLAVOUR=$FLAVOUR"
+	n=$(grep -cE "$STEP_RE" "$log" || true)
+	[ "$n" -le "$(cat "$log.steps" 2>/dev/null || echo 0)" ] || echo "$n" >"$log.steps"
 	ln -sfn "${obj#"$TOP"/}/linux" "$TOP/linux"
 	ln -sfn "${obj#"$TOP"/}/vmlinux" "$TOP/vmlinux"
 	echo "$FLAVOUR" >"$BUILD/LAST_FLAVOUR"
