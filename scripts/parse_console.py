@@ -43,11 +43,13 @@ def read_log(path):
 
 
 def guest_programs(lines):
-    prog, seen_fail, seen_any = None, False, False
+    """Results of the guest programs; a failing one carries the program's
+    own "# " lines printed since its previous result."""
+    prog, seen_fail, seen_any, notes = None, False, False, []
     for line in lines:
         m = BEGIN_RE.match(line)
         if m:
-            prog, seen_fail, seen_any = m.group(1), False, False
+            prog, seen_fail, seen_any, notes = m.group(1), False, False, []
             continue
         if prog is None:
             continue
@@ -66,7 +68,11 @@ def guest_programs(lines):
             seen_any = True
             seen_fail |= not ok
             skip = m.group(4) if m.group(3) == 'SKIP' else None
-            result(ok, 'guest: %s: %s' % (prog, m.group(2)), skip)
+            result(ok, 'guest: %s: %s' % (prog, m.group(2)), skip,
+                   diag=() if ok else [n[1:].strip() for n in notes])
+            notes = []
+        elif line.startswith('#'):
+            notes.append(line)
     if prog is not None:
         result(False, 'guest: %s did not finish (crash or timeout)' % prog)
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Compile-check the series with a feature switched off: configure the run
+# flavour plus "# CONFIG_OPTION is not set" in build/obj-no-OPTION, then
+# compile every C file the series touches whose object that config builds.
+# Cheap (no link, no full build), and it catches what 2005's B12 was: a
+# touched file that no longer compiles in some configuration.
+# Usage: scripts/compile-check.sh OPTION   (e.g. TASK_TODO)
+. "$(dirname "$0")/lib.sh"
+
+# built_in OBJ-PATH: is this object listed as obj-y (or obj-$(CONFIG_X) with
+# X=y) in its directory's Makefile?  Unknown objects count as built.
+built_in() {
+	local o=$1 dir base sym line
+	dir=$(dirname "$o") base=$(basename "$o")
+	line=$(grep -hE "(^|[[:space:]])$base([[:space:]]|\$)" "$SRC/$dir/Makefile" 2>/dev/null | head -n 1)
+	[ -n "$line" ] || return 0
+	sym=$(sed -n 's/^[a-z0-9_-]*-\$(CONFIG_\([A-Z0-9_]*\)).*/\1/p' <<<"$line")
+	[ -z "$sym" ] || grep -q "^CONFIG_$sym=y" "$OBJ/.config"
+}
+
+main() {
+	local option=${1:?usage: compile-check.sh OPTION} frag f o n=0 log
+	OBJ=$BUILD/obj-no-$option
+	log=$LOGS/compile-check-$option.log
+	frag=$(mktemp -d)
+	cp "$TOP"/configs/*.config "$frag/"
+	printf '# Compile check: the feature switched off.\n# CONFIG_%s is not set\n' "$option" >>"$frag/base.config"
+	CONFIGS=$frag OBJ_DIR=$OBJ "$TOP/scripts/config.sh" run
+	rm -rf "$frag"
+	grep -q "^# CONFIG_$option is not set" "$OBJ/.config" ||
+		die "CONFIG_$option could not be switched off in $OBJ/.config"
+	local objs=()
+	while read -r f; do
+		o=${f%.c}.o
+		case $f in arch/* | tools/* | scripts/* | samples/*) [[ $f == arch/um/* ]] || continue ;; esac
+		if built_in "$o"; then objs+=("$o"); else info "  skipped (not in this config): $o"; fi
+	done < <(git_src diff --name-only --diff-filter=AM "$PRISTINE_TAG" "$BRANCH" -- '*.c')
+	stage "compiling ${#objs[@]} touched file(s) with CONFIG_$option off"
+	[ ${#objs[@]} -gt 0 ] || { info "the series touches no C file"; return 0; }
+	run_logged "$log" make -C "$SRC" ARCH=um O="$OBJ" -j"$(nproc)" CC="$(ccache_cc)" LOCALVERSION= "${objs[@]}" ||
+		die "a touched file does not compile with CONFIG_$option off" "see $log"
+	n=${#objs[@]}
+	info "all $n touched C files compile with CONFIG_$option off"
+}
+
+main "$@"
