@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-task todo list seen from user space, driven through the
+ * test-only debugfs trigger (CONFIG_TASK_TODO_TEST_TRIGGER):
+ * /sys/kernel/debug/task_todo/queue takes a pid and queues an item on it;
+ * the item records, in .../log, the pid and comm it ran in and when.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define TRIGGER_DIR	"/sys/kernel/debug/task_todo"
+#define QUEUE		TRIGGER_DIR "/queue"
+#define LOG		TRIGGER_DIR "/log"
+#define TRACING		"/sys/kernel/tracing"
+
+struct ran {
+	int pid;
+	char comm[32];
+	char action[8];
+	unsigned long long queued_ns, ran_ns;
+};
+
+/* Shared with the forked workload. */
+struct shared {
+	volatile unsigned long long loops;
+	volatile long ret;
+	volatile int err;
+	volatile long long elapsed_ns;
+	char buf[16];
+};
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Write @text to @path; 0 or -errno. */
+static int write_str(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int queue_on(pid_t pid)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%d", pid);
+	return write_str(QUEUE, text);
+}
+
+/* Find the log line of the item queued on @target; 1 if found. */
+static int find_ran(pid_t target, struct ran *r)
+{
+	char line[256];
+	int t, found = 0;
+	FILE *f = fopen(LOG, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "id=%*u target=%d pid=%d tgid=%*d comm=%31s action=%7s queued_ns=%llu ran_ns=%llu",
+			   &t, &r->pid, r->comm, r->action, &r->queued_ns, &r->ran_ns) == 6 &&
+		    t == target)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Poll the log for up to @ms milliseconds. */
+static int wait_ran(pid_t target, struct ran *r, int ms)
+{
+	for (; ms > 0; ms -= 5) {
+		if (find_ran(target, r))
+			return 1;
+		usleep(5000);
+	}
+	return find_ran(target, r);
+}
+
+/* The state letter of @pid in /proc/<pid>/stat, or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], line[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Wait until @pid sleeps ('S'), up to 2 s. */
+static int wait_sleeping(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		if (proc_state(pid) == 'S')
+			return 1;
+		usleep(5000);
+	}
+	return 0;
+}
+
+static pid_t reap(pid_t pid)
+{
+	int status;
+
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0 ? pid : -1;
+}
+
+FIXTURE(todo) {
+	struct shared *sh;
+	pid_t child;
+};
+
+FIXTURE_SETUP(todo)
+{
+	if (access(QUEUE, W_OK))
+		SKIP(return, "no %s: needs CONFIG_TASK_TODO_TEST_TRIGGER", QUEUE);
+	ASSERT_EQ(0, write_str(LOG, "clear"));
+	self->sh = mmap(NULL, sizeof(*self->sh), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->sh);
+	self->child = 0;
+}
+
+FIXTURE_TEARDOWN(todo)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		waitpid(self->child, NULL, 0);
+	}
+}
+
+/* A task spinning in user space runs the item soon, in its own context. */
+TEST_F(todo, spinner_runs_item_in_its_own_context)
+{
+	struct ran r;
+	unsigned long long loops;
+
+	self->child = fork();
+	ASSERT_GE(self->child, 0);
+	if (self->child == 0) {
+		prctl(PR_SET_NAME, "todo-spinner");
+		for (;;)
+			self->sh->loops++;
+	}
+	while (self->sh->loops == 0)
+		usleep(1000);
+
+	ASSERT_EQ(0, queue_on(self->child));
+	ASSERT_TRUE(wait_ran(self->child, &r, 2000));
+	EXPECT_EQ(self->child, r.pid);
+	EXPECT_STREQ("todo-spinner", r.comm);
+	EXPECT_STREQ("run", r.action);
+	TH_LOG("item ran %.3f ms after it was queued", (r.ran_ns - r.queued_ns) / 1e6);
+	EXPECT_LT(r.ran_ns - r.queued_ns, 500000000ULL);
+
+	loops = self->sh->loops;
+	usleep(100000);
+	EXPECT_GT(self->sh->loops, loops) TH_LOG("spinner stopped after its item ran");
+}
+
+/* A task blocked in read() on a pipe runs the item; read() is restarted. */
+TEST_F(todo, pipe_reader_runs_item_and_read_is_restarted)
+{
+	struct ran r;
+	int fds[2];
+
+	ASSERT_EQ(0, pipe(fds));
+	self->child = fork();
+	ASSERT_GE(self->child, 0);
+	if (self->child == 0) {
+		prctl(PR_SET_NAME, "todo-reader");
+		close(fds[1]);
+		self->sh->ret = read(fds[0], self->sh->buf, 5);
+		self->sh->err = errno;
+		_exit(0);
+	}
+	close(fds[0]);
+	ASSERT_TRUE(wait_sleeping(self->child));
+
+	ASSERT_EQ(0, queue_on(self->child));
+	ASSERT_TRUE(wait_ran(self->child, &r, 2000));
+	EXPECT_EQ(self->child, r.pid);
+	EXPECT_STREQ("todo-reader", r.comm);
+	/* The item ran; the reader must still be waiting for data. */
+	usleep(50000);
+	EXPECT_EQ(0, waitpid(self->child, NULL, WNOHANG)) TH_LOG("read() returned early");
+
+	ASSERT_EQ(5, write(fds[1], "hello", 5));
+	ASSERT_EQ(self->child, reap(self->child));
+	self->child = 0;
+	EXPECT_EQ(5, self->sh->ret) TH_LOG("read() failed: %s", strerror(self->sh->err));
+	EXPECT_EQ(0, memcmp(self->sh->buf, "hello", 5));
+	close(fds[1]);
+}
+
+/* A task in nanosleep() runs the item mid-sleep and still sleeps in full. */
+TEST_F(todo, sleeper_runs_item_and_sleeps_its_full_time)
+{
+	struct ran r;
+	long long start = now_ns();
+
+	self->child = fork();
+	ASSERT_GE(self->child, 0);
+	if (self->child == 0) {
+		struct timespec ts = { .tv_sec = 1 };
+		long long t0 = now_ns();
+
+		prctl(PR_SET_NAME, "todo-sleeper");
+		self->sh->ret = nanosleep(&ts, NULL);
+		self->sh->err = errno;
+		self->sh->elapsed_ns = now_ns() - t0;
+		_exit(0);
+	}
+	ASSERT_TRUE(wait_sleeping(self->child));
+	usleep(100000);
+
+	ASSERT_EQ(0, queue_on(self->child));
+	ASSERT_TRUE(wait_ran(self->child, &r, 2000));
+	EXPECT_EQ(self->child, r.pid);
+	EXPECT_STREQ("todo-sleeper", r.comm);
+	EXPECT_LT((long long)r.ran_ns - start, 900000000LL) TH_LOG("item did not run mid-sleep");
+
+	ASSERT_EQ(self->child, reap(self->child));
+	self->child = 0;
+	EXPECT_EQ(0, self->sh->ret) TH_LOG("nanosleep failed: %s", strerror(self->sh->err));
+	TH_LOG("nanosleep(1 s) took %.3f ms", self->sh->elapsed_ns / 1e6);
+	EXPECT_GE(self->sh->elapsed_ns, 1000000000LL);
+}
+
+/* A stopped task keeps its item pending, visible in /proc/<pid>/todo. */
+TEST_F(todo, proc_todo_shows_a_pending_item_by_symbol)
+{
+	char path[64], text[256] = "";
+	struct stat st;
+	struct ran r;
+	ssize_t n;
+	int fd;
+
+	self->child = fork();
+	ASSERT_GE(self->child, 0);
+	if (self->child == 0) {
+		prctl(PR_SET_NAME, "todo-stopped");
+		for (;;)
+			pause();
+	}
+	ASSERT_TRUE(wait_sleeping(self->child));
+	ASSERT_EQ(0, kill(self->child, SIGSTOP));
+	while (proc_state(self->child) != 'T')
+		usleep(1000);
+
+	ASSERT_EQ(0, queue_on(self->child));
+	snprintf(path, sizeof(path), "/proc/%d/todo", self->child);
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ(0400U, st.st_mode & 07777);
+	fd = open(path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	ASSERT_GT(n, 0);
+	text[n] = 0;
+	TH_LOG("/proc/%d/todo: %s", self->child, text);
+	EXPECT_NE(NULL, strstr(text, "todo_trigger_record"));
+	EXPECT_EQ(NULL, strstr(text, "0x")) TH_LOG("a raw address is shown");
+	EXPECT_FALSE(find_ran(self->child, &r)) TH_LOG("a stopped task ran its item");
+
+	/* Continued, it runs the item and the list is empty again. */
+	ASSERT_EQ(0, kill(self->child, SIGCONT));
+	ASSERT_TRUE(wait_ran(self->child, &r, 2000));
+	EXPECT_STREQ("todo-stopped", r.comm);
+	fd = open(path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(0, read(fd, text, sizeof(text)));
+	close(fd);
+}
+
+/* The todo tracepoints report the add and the run, with pid and symbol. */
+TEST_F(todo, tracepoints_report_add_and_run)
+{
+	char line[512], want[64];
+	int saw_add = 0, saw_run = 0;
+	struct ran r;
+	FILE *f;
+
+	if (access(TRACING "/events/todo/enable", W_OK))
+		SKIP(return, "no todo trace events in %s", TRACING);
+	self->child = fork();
+	ASSERT_GE(self->child, 0);
+	if (self->child == 0) {
+		prctl(PR_SET_NAME, "todo-traced");
+		for (;;)
+			self->sh->loops++;
+	}
+	ASSERT_EQ(0, write_str(TRACING "/trace", ""));
+	ASSERT_EQ(0, write_str(TRACING "/events/todo/enable", "1"));
+	ASSERT_EQ(0, queue_on(self->child));
+	ASSERT_TRUE(wait_ran(self->child, &r, 2000));
+	ASSERT_EQ(0, write_str(TRACING "/events/todo/enable", "0"));
+
+	snprintf(want, sizeof(want), "pid=%d comm=todo-traced func=todo_trigger_record", self->child);
+	f = fopen(TRACING "/trace", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "todo_add:") && strstr(line, want))
+			saw_add = 1;
+		if (strstr(line, "todo_run:") && strstr(line, want))
+			saw_run = 1;
+	}
+	fclose(f);
+	EXPECT_TRUE(saw_add);
+	EXPECT_TRUE(saw_run);
+}
+
+/* Bad input to the trigger is refused with the right errno. */
+TEST_F(todo, trigger_refuses_bad_input)
+{
+	pid_t zombie;
+
+	EXPECT_EQ(-EINVAL, write_str(QUEUE, "abc"));
+	EXPECT_EQ(-EINVAL, write_str(QUEUE, "12abc"));
+	EXPECT_EQ(-EINVAL, write_str(QUEUE, "-1"));
+	EXPECT_EQ(-EINVAL, write_str(QUEUE, "0"));
+	EXPECT_EQ(-ESRCH, write_str(QUEUE, "4000000"));
+
+	/* A zombie is past its exit processing. */
+	zombie = fork();
+	ASSERT_GE(zombie, 0);
+	if (zombie == 0)
+		_exit(0);
+	while (proc_state(zombie) != 'Z')
+		usleep(1000);
+	EXPECT_EQ(-ESRCH, queue_on(zombie));
+	waitpid(zombie, NULL, 0);
+}
+
+TEST_HARNESS_MAIN
