@@ -24,7 +24,10 @@ main() {
 	log=$LOGS/compile-check-$option.log
 	frag=$(mktemp -d)
 	cp "$TOP"/configs/*.config "$frag/"
-	printf '# Compile check: the feature switched off.\n# CONFIG_%s is not set\n' "$option" >>"$frag/base.config"
+	sed -i "/^CONFIG_$option=/d" "$frag"/*.config
+	# EXPERT makes options such as TASK_TODO visible, so they can be off.
+	printf '# Compile check: the feature switched off.\nCONFIG_EXPERT=y\n# CONFIG_%s is not set\n' \
+		"$option" >>"$frag/base.config"
 	CONFIGS=$frag OBJ_DIR=$OBJ "$TOP/scripts/config.sh" run
 	rm -rf "$frag"
 	grep -q "^# CONFIG_$option is not set" "$OBJ/.config" ||

@@ -8,6 +8,17 @@ log=$LOGS/guest-suite.log
 "$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job test --timeout "${GUEST_TIMEOUT:-900}" \
 	--show none --log "$log" >"$log.runner" 2>&1 && rc=0 || rc=$?
 python3 "$TOP/scripts/parse_console.py" "$log"
+
+# A KUnit suite the config builds must have reported, or its results are
+# silently missing from the counts.
+config=$(obj_dir "$TEST_FLAVOUR")/.config
+if grep -q '^CONFIG_TASK_TODO_KUNIT_TEST=y' "$config"; then
+	if grep -Eq '^ *ok [0-9]+ task_todo$' "$log"; then
+		pass "kunit: suite task_todo ran and passed"
+	else
+		fail "kunit: suite task_todo ran and passed" "$log"
+	fi
+fi
 case $rc in
 0 | 1) ;; # the guest ran its programs; their results are above
 *) fail "guest suite: boot finished (runner exit $rc)" "$log.runner" ;;
