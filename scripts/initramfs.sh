@@ -10,7 +10,7 @@ OUT=$BUILD/initramfs.cpio
 WORK=$BUILD/initramfs
 # kselftest_harness.h itself trips -Wunused-parameter and -Wclobbered.
 GUEST_CFLAGS=(-static -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-clobbered -Werror -pthread
-	-I"$SRC/tools/testing/selftests")
+	-I"$SRC/tools/testing/selftests" -I"$TOP/tests/guest")
 
 main() {
 	local list=$WORK/list gen=$WORK/gen_init_cpio src bin applet f

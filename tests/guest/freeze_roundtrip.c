@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "guest.h"
 
 #define PM_TEST		"/sys/power/pm_test"
 #define PM_TEST_DELAY	"/sys/module/suspend/parameters/pm_test_delay"
@@ -26,27 +27,6 @@ struct spin_record {
 	volatile long long max_gap_ns;
 	volatile unsigned long long loops;
 };
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
-}
 
 static void spin(struct spin_record *rec)
 {
@@ -90,9 +70,9 @@ FIXTURE_SETUP(freezer)
 
 	if (access(PM_TEST, W_OK))
 		SKIP(return, "%s not writable: needs CONFIG_PM_DEBUG and root", PM_TEST);
-	ASSERT_EQ(0, write_file(PM_TEST, "freezer"));
+	ASSERT_EQ(0, write_str(PM_TEST, "freezer"));
 	snprintf(delay, sizeof(delay), "%d", DELAY_S);
-	ASSERT_EQ(0, write_file(PM_TEST_DELAY, delay));
+	ASSERT_EQ(0, write_str(PM_TEST_DELAY, delay));
 
 	self->rec = mmap(NULL, sizeof(*self->rec), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -113,7 +93,7 @@ FIXTURE_TEARDOWN(freezer)
 		kill(self->spinner, SIGKILL);
 		waitpid(self->spinner, NULL, 0);
 	}
-	write_file(PM_TEST, "none");
+	write_str(PM_TEST, "none");
 }
 
 /* The write succeeds, the spinner was stopped for ~DELAY_S, and runs on. */
@@ -124,7 +104,7 @@ TEST_F(freezer, freeze_thaw_stops_and_resumes_a_spinner)
 	ASSERT_LT(gap_before, DELAY_S * 500000000LL) {
 		TH_LOG("spinner already had a %lld ns gap before the freeze", gap_before);
 	}
-	ASSERT_EQ(0, write_file(POWER_STATE, "freeze"));
+	ASSERT_EQ(0, write_str(POWER_STATE, "freeze"));
 	ASSERT_TRUE(spinner_ran(self->rec)) {
 		TH_LOG("spinner did not run within 2 s of the thaw");
 	}
@@ -136,10 +116,10 @@ TEST_F(freezer, freeze_thaw_stops_and_resumes_a_spinner)
 /* A second round trip works too: the freezer re-arms after a thaw. */
 TEST_F(freezer, second_round_trip_succeeds)
 {
-	ASSERT_EQ(0, write_file(POWER_STATE, "freeze"));
+	ASSERT_EQ(0, write_str(POWER_STATE, "freeze"));
 	ASSERT_TRUE(spinner_ran(self->rec));
 	self->rec->max_gap_ns = 0;
-	ASSERT_EQ(0, write_file(POWER_STATE, "freeze"));
+	ASSERT_EQ(0, write_str(POWER_STATE, "freeze"));
 	ASSERT_TRUE(spinner_ran(self->rec));
 	EXPECT_GE(self->rec->max_gap_ns, DELAY_S * 800000000LL);
 }

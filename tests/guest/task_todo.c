@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "guest.h"
 
 #define TRIGGER_DIR	"/sys/kernel/debug/task_todo"
 #define QUEUE		TRIGGER_DIR "/queue"
@@ -40,28 +41,6 @@ struct shared {
 	volatile long long elapsed_ns;
 	char buf[16];
 };
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* Write @text to @path; 0 or -errno. */
-static int write_str(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	int ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
 
 static int queue_on(pid_t pid)
 {
@@ -137,6 +116,21 @@ static pid_t reap(pid_t pid)
 	       WEXITSTATUS(status) == 0 ? pid : -1;
 }
 
+/* Fork a child named @comm that spins in user space, counting loops. */
+static pid_t fork_spinner(struct shared *sh, const char *comm)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_NAME, comm);
+		for (;;)
+			sh->loops++;
+	}
+	while (pid > 0 && sh->loops == 0)
+		usleep(1000);
+	return pid;
+}
+
 FIXTURE(todo) {
 	struct shared *sh;
 	pid_t child;
@@ -167,15 +161,8 @@ TEST_F(todo, spinner_runs_item_in_its_own_context)
 	struct ran r;
 	unsigned long long loops;
 
-	self->child = fork();
-	ASSERT_GE(self->child, 0);
-	if (self->child == 0) {
-		prctl(PR_SET_NAME, "todo-spinner");
-		for (;;)
-			self->sh->loops++;
-	}
-	while (self->sh->loops == 0)
-		usleep(1000);
+	self->child = fork_spinner(self->sh, "todo-spinner");
+	ASSERT_GT(self->child, 0);
 
 	ASSERT_EQ(0, queue_on(self->child));
 	ASSERT_TRUE(wait_ran(self->child, &r, 2000));
@@ -315,13 +302,8 @@ TEST_F(todo, tracepoints_report_add_and_run)
 
 	if (access(TRACING "/events/todo/enable", W_OK))
 		SKIP(return, "no todo trace events in %s", TRACING);
-	self->child = fork();
-	ASSERT_GE(self->child, 0);
-	if (self->child == 0) {
-		prctl(PR_SET_NAME, "todo-traced");
-		for (;;)
-			self->sh->loops++;
-	}
+	self->child = fork_spinner(self->sh, "todo-traced");
+	ASSERT_GT(self->child, 0);
 	ASSERT_EQ(0, write_str(TRACING "/trace", ""));
 	ASSERT_EQ(0, write_str(TRACING "/events/todo/enable", "1"));
 	ASSERT_EQ(0, queue_on(self->child));
