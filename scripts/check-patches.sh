@@ -51,7 +51,7 @@ check_header() {
 
 check_style() {
 	local patch=$1 out
-	if ! out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --no-signoff --quiet --show-types "$patch" </dev/null 2>&1); then
+	if ! out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --quiet --show-types "$patch" </dev/null 2>&1); then
 		fail "${patch#"$TOP"/}: checkpatch.pl --strict is not clean" "$(sed 's/^/| /' <<<"$out")"
 	fi
 }
