@@ -51,7 +51,8 @@ check_header() {
 
 check_style() {
 	local patch=$1 out
-	if ! out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --quiet --show-types "$patch" </dev/null 2>&1); then
+	# Debian's python3 first: spdxcheck.py needs its python3-ply and -git.
+	if ! out=$(cd "$SRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --quiet --show-types "$patch" </dev/null 2>&1); then
 		fail "${patch#"$TOP"/}: checkpatch.pl --strict is not clean" "$(sed 's/^/| /' <<<"$out")"
 	fi
 }

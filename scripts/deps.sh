@@ -9,6 +9,7 @@ PACKAGES=(
 	flex bison bc perl python3 # kernel build and kunit.py
 	git xz-utils # build/src tree, unpacking the source
 	busybox-static # the guest's userland
+	python3-ply python3-git # checkpatch's SPDX licence check (spdxcheck.py)
 	ccache # incremental rebuilds across object dirs
 	procps util-linux # pgrep, setsid, findmnt for the boot runner
 )
