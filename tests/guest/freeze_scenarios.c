@@ -73,34 +73,6 @@ struct shared {
 
 static struct shared *sh;	/* for the threads and the signal handler */
 
-/* The state letter of @pid in /proc/<pid>/stat, or 0. */
-static char proc_state(pid_t pid)
-{
-	char path[64], line[512], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
-	fclose(f);
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-/* Wait until @pid is in state @state, up to 2 s. */
-static int wait_state(pid_t pid, char state)
-{
-	int i;
-
-	for (i = 0; i < 400; i++) {
-		if (proc_state(pid) == state)
-			return 1;
-		usleep(5000);
-	}
-	return 0;
-}
-
 /* Reap @pid within @ms milliseconds; its wait status, or -1. */
 static int reap_within(pid_t pid, int ms)
 {

@@ -4,6 +4,8 @@
 #define GUEST_H
 
 #include <errno.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
@@ -30,6 +32,34 @@ static inline int write_str(const char *path, const char *text)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/* The state letter of @pid in /proc/<pid>/stat ('R', 'S', 'T', ...), or 0. */
+static inline char proc_state(pid_t pid)
+{
+	char path[64], line[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Wait until @pid is in state @state, up to 2 s; 1 if it got there. */
+static inline int wait_state(pid_t pid, char state)
+{
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		if (proc_state(pid) == state)
+			return 1;
+		usleep(5000);
+	}
+	return 0;
 }
 
 #endif /* GUEST_H */

@@ -80,34 +80,6 @@ static int wait_ran(pid_t target, struct ran *r, int ms)
 	return find_ran(target, r);
 }
 
-/* The state letter of @pid in /proc/<pid>/stat, or 0. */
-static char proc_state(pid_t pid)
-{
-	char path[64], line[512], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
-	fclose(f);
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-/* Wait until @pid sleeps ('S'), up to 2 s. */
-static int wait_sleeping(pid_t pid)
-{
-	int i;
-
-	for (i = 0; i < 400; i++) {
-		if (proc_state(pid) == 'S')
-			return 1;
-		usleep(5000);
-	}
-	return 0;
-}
-
 static pid_t reap(pid_t pid)
 {
 	int status;
@@ -194,7 +166,7 @@ TEST_F(todo, pipe_reader_runs_item_and_read_is_restarted)
 		_exit(0);
 	}
 	close(fds[0]);
-	ASSERT_TRUE(wait_sleeping(self->child));
+	ASSERT_TRUE(wait_state(self->child, 'S'));
 
 	ASSERT_EQ(0, queue_on(self->child));
 	ASSERT_TRUE(wait_ran(self->child, &r, 2000));
@@ -230,7 +202,7 @@ TEST_F(todo, sleeper_runs_item_and_sleeps_its_full_time)
 		self->sh->elapsed_ns = now_ns() - t0;
 		_exit(0);
 	}
-	ASSERT_TRUE(wait_sleeping(self->child));
+	ASSERT_TRUE(wait_state(self->child, 'S'));
 	usleep(100000);
 
 	ASSERT_EQ(0, queue_on(self->child));
@@ -262,10 +234,9 @@ TEST_F(todo, proc_todo_shows_a_pending_item_by_symbol)
 		for (;;)
 			pause();
 	}
-	ASSERT_TRUE(wait_sleeping(self->child));
+	ASSERT_TRUE(wait_state(self->child, 'S'));
 	ASSERT_EQ(0, kill(self->child, SIGSTOP));
-	while (proc_state(self->child) != 'T')
-		usleep(1000);
+	ASSERT_TRUE(wait_state(self->child, 'T'));
 
 	ASSERT_EQ(0, queue_on(self->child));
 	snprintf(path, sizeof(path), "/proc/%d/todo", self->child);
@@ -340,8 +311,7 @@ TEST_F(todo, trigger_refuses_bad_input)
 	ASSERT_GE(zombie, 0);
 	if (zombie == 0)
 		_exit(0);
-	while (proc_state(zombie) != 'Z')
-		usleep(1000);
+	ASSERT_TRUE(wait_state(zombie, 'Z'));
 	EXPECT_EQ(-ESRCH, queue_on(zombie));
 	waitpid(zombie, NULL, 0);
 }
