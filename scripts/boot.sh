@@ -65,6 +65,7 @@ check_tempdir() {
 # Processes still in the UML process group once the kernel has exited.
 leftovers() { pgrep -g "$1" 2>/dev/null || true; }
 
+case $show in all | guest | none) ;; *) die "--show takes all, guest or none, not '$show'" ;; esac
 check_tempdir
 mkdir -p "$BUILD/uml"
 umid=todo-$job-$$
@@ -99,7 +100,6 @@ all) tail -n +1 -f --pid="$writer" "$log" 2>/dev/null & ;;
 guest) tail -n +1 -f --pid="$writer" "$log" 2>/dev/null |
 	awk -v tag="$INIT_TAG" 'index($0, tag) == 1 { on = 1 } on' & ;;
 none) : ;;
-*) die "--show takes all, guest or none" ;;
 esac
 viewer=$!
 [ "$show" = none ] && viewer=""
