@@ -31,3 +31,26 @@ else
 	fail "patches: a patch that does not apply is named with its rejected file (check passed)" "$tmp/out"
 fi
 rm -rf "$tmp" "$(dirname "$out")"
+
+# A patch that applies but breaks the coding style is refused by checkpatch.
+tmp=$(scratch)
+mkdir "$tmp/kernel-patches" "$tmp/arch-um-patches"
+echo "# empty" >"$tmp/arch-um-patches/series"
+bad=0001-kernel-Add-a-badly-styled-file.patch
+{
+	printf 'From: %s <%s>\nSubject: [PATCH] kernel: Add a badly styled file\n\n' "$PROJECT_NAME" "$PROJECT_EMAIL"
+	printf 'A test fixture.\n\nUpstream-Status: Inappropriate [test]\nSigned-off-by: %s <%s>\n---\n' "$PROJECT_NAME" "$PROJECT_EMAIL"
+	printf -- '--- /dev/null\n+++ b/kernel/todo_style_fixture.c\n@@ -0,0 +1,6 @@\n'
+	printf '+// SPDX-License-Identifier: GPL-2.0\n+int todo_style_fixture(int x)\n+{\n'
+	printf '+\tif(x)\n+\t\treturn 1;\n+\treturn 0;}\n'
+} >"$tmp/kernel-patches/$bad"
+echo "$bad" >"$tmp/kernel-patches/series"
+KERNEL_PATCHES=$tmp/kernel-patches ARCH_UM_PATCHES=$tmp/arch-um-patches \
+	"$TOP/scripts/check-patches.sh" >"$tmp/out" 2>&1 && rc=0 || rc=$?
+if [ "$rc" -ne 0 ]; then
+	expect "patches: a patch that breaks checkpatch --strict is named" "$tmp/out" \
+		"FAIL .*$bad: checkpatch.pl --strict is not clean"
+else
+	fail "patches: a patch that breaks checkpatch --strict is named (check passed)" "$tmp/out"
+fi
+rm -rf "$tmp"
