@@ -94,15 +94,15 @@ exec {hold}<>"$input"
 setsid "$linux" "${args[@]}" <"$input" >"$fifo" 2>&1 {hold}>&- &
 pid=$!
 
-case $show in
 # The viewer follows the writer, which ends only once the console is drained.
-all) tail -n +1 -f --pid="$writer" "$log" 2>/dev/null & ;;
-guest) tail -n +1 -f --pid="$writer" "$log" 2>/dev/null |
-	awk -v tag="$INIT_TAG" 'index($0, tag) == 1 { on = 1 } on' & ;;
-none) : ;;
+viewer=""
+case $show in
+all) tail -n +1 -f --pid="$writer" "$log" 2>/dev/null & viewer=$! ;;
+guest)
+	tail -n +1 -f --pid="$writer" "$log" 2>/dev/null |
+		awk -v tag="$INIT_TAG" 'index($0, tag) == 1 { on = 1 } on' &
+	viewer=$! ;;
 esac
-viewer=$!
-[ "$show" = none ] && viewer=""
 
 timed_out=0
 deadline=$((SECONDS + timeout))

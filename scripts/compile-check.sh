@@ -19,7 +19,7 @@ built_in() {
 }
 
 main() {
-	local option=${1:?usage: compile-check.sh OPTION} frag f o n=0 log
+	local option=${1:?usage: compile-check.sh OPTION} frag f o log objs=()
 	OBJ=$BUILD/obj-no-$option
 	log=$LOGS/compile-check-$option.log
 	frag=$(mktemp -d)
@@ -32,7 +32,6 @@ main() {
 	rm -rf "$frag"
 	grep -q "^# CONFIG_$option is not set" "$OBJ/.config" ||
 		die "CONFIG_$option could not be switched off in $OBJ/.config"
-	local objs=()
 	while read -r f; do
 		o=${f%.c}.o
 		case $f in arch/* | tools/* | scripts/* | samples/*) [[ $f == arch/um/* ]] || continue ;; esac
@@ -42,8 +41,7 @@ main() {
 	[ ${#objs[@]} -gt 0 ] || { info "the series touches no C file"; return 0; }
 	run_logged "$log" make -C "$SRC" ARCH=um O="$OBJ" -j"$(nproc)" CC="$(ccache_cc)" LOCALVERSION= "${objs[@]}" ||
 		die "a touched file does not compile with CONFIG_$option off" "see $log"
-	n=${#objs[@]}
-	info "all $n touched C files compile with CONFIG_$option off"
+	info "all ${#objs[@]} touched C files compile with CONFIG_$option off"
 }
 
 main "$@"

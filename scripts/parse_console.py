@@ -86,8 +86,8 @@ def kunit_cases(group, prefix=''):
         yield from kunit_cases(sub, path)
 
 
-def kunit(log, kunit_py):
-    if not any('KTAP version' in l or 'TAP version' in l for l in read_log(log)):
+def kunit(log, lines, kunit_py):
+    if not any('KTAP version' in l or 'TAP version' in l for l in lines):
         return
     with tempfile.NamedTemporaryFile(suffix='.json') as out:
         proc = subprocess.run([sys.executable, kunit_py, 'parse', '--json=' + out.name, log],
@@ -118,7 +118,7 @@ def main():
         os.path.dirname(__file__), '..', 'build', 'src', 'tools', 'testing', 'kunit', 'kunit.py'))
     args = ap.parse_args()
     lines = read_log(args.log)
-    kunit(os.path.abspath(args.log), os.path.abspath(args.kunit_py))
+    kunit(os.path.abspath(args.log), lines, os.path.abspath(args.kunit_py))
     guest_programs(lines)
     splats(lines)
 
