@@ -10,15 +10,17 @@ log=$LOGS/guest-suite.log
 python3 "$TOP/scripts/parse_console.py" "$log"
 
 # A KUnit suite the config builds must have reported, or its results are
-# silently missing from the counts.
+# silently missing from the counts.  Pairs of config option and suite.
 config=$(obj_dir "$TEST_FLAVOUR")/.config
-if grep -q '^CONFIG_TASK_TODO_KUNIT_TEST=y' "$config"; then
-	if grep -Eq '^ *ok [0-9]+ task_todo$' "$log"; then
-		pass "kunit: suite task_todo ran and passed"
+for pair in TASK_TODO_KUNIT_TEST:task_todo TODO_FREEZER_KUNIT_TEST:todo_freezer; do
+	option=${pair%%:*} suite=${pair#*:}
+	grep -q "^CONFIG_$option=y" "$config" || continue
+	if grep -Eq "^ *ok [0-9]+ $suite\$" "$log"; then
+		pass "kunit: suite $suite ran and passed"
 	else
-		fail "kunit: suite task_todo ran and passed" "$log"
+		fail "kunit: suite $suite ran and passed" "$log"
 	fi
-fi
+done
 case $rc in
 0 | 1) ;; # the guest ran its programs; their results are above
 *) fail "guest suite: boot finished (runner exit $rc)" "$log.runner" ;;

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the freezer tests: pick a freezer, freeze and thaw through
+ * the standard interface, and reach the test-only knobs.
+ *
+ * With /sys/power/pm_test = freezer, "echo freeze > /sys/power/state"
+ * freezes user space and the freezable kernel threads, waits
+ * pm_test_delay seconds and thaws: all inside that one write().
+ */
+#ifndef FREEZE_H
+#define FREEZE_H
+
+#include <stdlib.h>
+#include <sys/klog.h>
+#include "guest.h"
+
+#define PM_TEST			"/sys/power/pm_test"
+#define PM_TEST_DELAY		"/sys/module/suspend/parameters/pm_test_delay"
+#define PM_FREEZE_TIMEOUT	"/sys/power/pm_freeze_timeout"
+#define POWER_STATE		"/sys/power/state"
+/* "[todo] classic": the freezer used by the next freeze (root only). */
+#define FREEZER_SELECT		"/sys/power/freezer"
+/* Test-only knobs (CONFIG_TODO_FREEZER_TEST), all root only. */
+#define KNOB_DIR		"/sys/kernel/debug/todo_freezer"
+/* "none", or some of "B1 B2 B3 B4": the 2005 bugs to re-enact. */
+#define KNOB_REENACT		KNOB_DIR "/reenact"
+/* Write N: the writer sleeps N ms uninterruptibly (refuses to freeze). */
+#define KNOB_SLEEP_UNINT	KNOB_DIR "/sleep_uninterruptible_ms"
+/* Write N: a freezable kthread "todo_stuck" sleeps N ms, no checkpoint. */
+#define KNOB_STUCK_KTHREAD	KNOB_DIR "/stuck_kthread_ms"
+#define TRACING			"/sys/kernel/tracing"
+
+/* Read a small file into @buf (NUL-terminated); bytes read or -errno. */
+static inline int read_str(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return n;
+}
+
+/* Is @name ("todo" or "classic") the selected freezer? */
+static inline int freezer_is(const char *name)
+{
+	char buf[64], want[32];
+
+	if (read_str(FREEZER_SELECT, buf, sizeof(buf)) < 0)
+		return !strcmp(name, "classic");	/* a stock kernel */
+	snprintf(want, sizeof(want), "[%s]", name);
+	return strstr(buf, want) != NULL;
+}
+
+/*
+ * Select freezer @name: 0, -ENOENT if this kernel has no choice (then only
+ * "classic" is available, and selecting it succeeds), or -errno.
+ */
+static inline int select_freezer(const char *name)
+{
+	if (access(FREEZER_SELECT, F_OK))
+		return strcmp(name, "classic") ? -ENOENT : 0;
+	return write_str(FREEZER_SELECT, name);
+}
+
+/* pm_test=freezer with a delay of @delay_s seconds; 0 or -errno. */
+static inline int setup_pm_test(int delay_s)
+{
+	char delay[16];
+	int ret = write_str(PM_TEST, "freezer");
+
+	if (ret)
+		return ret;
+	snprintf(delay, sizeof(delay), "%d", delay_s);
+	return write_str(PM_TEST_DELAY, delay);
+}
+
+/* One freeze/thaw round trip; 0 or -errno (EBUSY: tasks refused). */
+static inline int freeze_thaw(void)
+{
+	return write_str(POWER_STATE, "freeze");
+}
+
+/* Write the integer @val to @path; 0 or -errno. */
+static inline int write_int(const char *path, long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", val);
+	return write_str(path, buf);
+}
+
+/* Empty the kernel log buffer (so a test only sees its own messages). */
+static inline void dmesg_clear(void)
+{
+	klogctl(5, NULL, 0);	/* SYSLOG_ACTION_CLEAR */
+}
+
+/* The kernel log buffer, malloc()ed and NUL-terminated, or NULL. */
+static inline char *dmesg_read(void)
+{
+	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	char *buf;
+	int n;
+
+	if (size <= 0)
+		return NULL;
+	buf = malloc(size + 1);
+	if (!buf)
+		return NULL;
+	n = klogctl(3, buf, size);		/* SYSLOG_ACTION_READ_ALL */
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+#endif /* FREEZE_H */
