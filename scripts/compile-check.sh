@@ -18,13 +18,29 @@ built_in() {
 	[ -z "$sym" ] || grep -q "^CONFIG_$sym=y" "$OBJ/.config"
 }
 
+# dependents OPTION: the options whose "depends on" names OPTION, and
+# theirs in turn: they go off with it, so the fragments must not ask for them.
+dependents() {
+	local option=$1 dep
+	for dep in $(find "$SRC" -name 'Kconfig*' -not -path '*/tools/*' -print0 |
+		xargs -0 awk -v opt="$option" '
+			/^(menu)?config / { sym = $2 }
+			/^[[:space:]]+depends on/ && sym != "" && $0 ~ ("(^|[^A-Z0-9_])" opt "([^A-Z0-9_]|$)") { print sym }' |
+		sort -u); do
+		echo "$dep"
+		dependents "$dep"
+	done
+}
+
 main() {
 	local option=${1:?usage: compile-check.sh OPTION} frag f o log objs=()
 	OBJ=$BUILD/obj-no-$option
 	log=$LOGS/compile-check-$option.log
 	frag=$(mktemp -d)
 	cp "$TOP"/configs/*.config "$frag/"
-	sed -i "/^CONFIG_$option=/d" "$frag"/*.config
+	for o in "$option" $(dependents "$option" | sort -u); do
+		sed -i "/^CONFIG_$o=/d" "$frag"/*.config
+	done
 	# EXPERT makes options such as TASK_TODO visible, so they can be off.
 	printf '# Compile check: the feature switched off.\nCONFIG_EXPERT=y\n# CONFIG_%s is not set\n' \
 		"$option" >>"$frag/base.config"
