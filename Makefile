@@ -1,14 +1,16 @@
 # Front door.  Every target is a script in scripts/ that also runs alone.
 #   make run            build the run flavour, boot ./linux, show the guest
 #   make test           build the debug flavour, run every test, print totals
+#   make stress         the same for the freezer stress only, CYCLES=1000
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
 # check-patches.  FLAVOUR=run|test|bench picks the config fragments.
 
 FLAVOUR ?= run
 JOB ?= run
+CYCLES ?= 1000
 S := scripts
 
-.PHONY: run test deps source config build initramfs boot parse refresh \
+.PHONY: run test stress deps source config build initramfs boot parse refresh \
 	check-patches clean distclean help
 
 run:
@@ -16,6 +18,11 @@ run:
 
 test:
 	@$(S)/test.sh $(TESTS)
+
+# Freezer stress with CYCLES freeze/thaw cycles (tests/host/50-stress.sh);
+# builds what is needed as make test does.  TIMEOUT= overrides its limit.
+stress:
+	@STRESS_CYCLES=$(CYCLES) $(if $(TIMEOUT),STRESS_TIMEOUT=$(TIMEOUT)) $(S)/test.sh 50-stress
 
 deps:
 	@$(S)/deps.sh
@@ -55,4 +62,4 @@ distclean:
 	rm -rf build linux vmlinux
 
 help:
-	@sed -n '1,5p' Makefile
+	@sed -n '1,6p' Makefile

@@ -114,11 +114,15 @@ def splats(lines):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('log')
+    ap.add_argument('--no-kunit', action='store_true',
+                    help='the boot ran no KUnit (kunit.enable=0): do not look for KUnit '
+                         'results, or kunit.py takes the guest programs\' TAP for them')
     ap.add_argument('--kunit-py', default=os.path.join(
         os.path.dirname(__file__), '..', 'build', 'src', 'tools', 'testing', 'kunit', 'kunit.py'))
     args = ap.parse_args()
     lines = read_log(args.log)
-    kunit(os.path.abspath(args.log), lines, os.path.abspath(args.kunit_py))
+    if not args.no_kunit:
+        kunit(os.path.abspath(args.log), lines, os.path.abspath(args.kunit_py))
     guest_programs(lines)
     splats(lines)
 

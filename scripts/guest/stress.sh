@@ -1,0 +1,17 @@
+#!/bin/sh
+# Freezer stress: /tests/stress_freeze with stress_cycles=N freeze/thaw
+# cycles (kernel command line; default 100) on the freezer named by
+# stress_freezer= (default todo), then a kmemleak scan.  Booted by
+# tests/host/50-stress.sh ("make test", "make stress").
+. "$(dirname "$0")/lib.sh"
+
+cycles=$(cmdline_param stress_cycles 100)
+freezer=$(cmdline_param stress_freezer todo)
+case $cycles in '' | *[!0-9]*)
+	echo "stress: stress_cycles=$cycles is not a number; using 100"
+	cycles=100 ;;
+esac
+
+run_prog stress_freeze /tests/stress_freeze "$cycles" "$freezer"
+run_prog kmemleak-after-stress kmemleak_check
+exit $rc
