@@ -13,7 +13,9 @@
  *   default) or "classic"; TASKS churners (default 200) that sleep
  *   PERIOD% (default 100) of their usual time per iteration.
  *
- * Results (kselftest TAP): the churners started; every freeze succeeded;
+ * Results (kselftest TAP): the churners started; every freeze succeeded
+ * (the first failure is named with its cycle and errno; the cycles stop
+ * after MAX_FAILED_CYCLES failures, as each may take pm_freeze_timeout);
  * afterwards every churner still makes progress; no queued signal was lost
  * or doubled; no churn syscall failed; no task is left with a freeze item
  * on its todo list (/proc/<pid>/task/<tid>/todo); everything was reaped.
