@@ -3,6 +3,7 @@
 # cycles (kernel command line; default 100) on the freezer named by
 # stress_freezer= (default todo), then a kmemleak scan.  Booted by
 # tests/host/50-stress.sh ("make test", "make stress").
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 cycles=$(cmdline_param stress_cycles 100)
@@ -14,4 +15,4 @@ esac
 
 run_prog stress_freeze /tests/stress_freeze "$cycles" "$freezer"
 run_prog kmemleak-after-stress kmemleak_check
-exit $rc
+exit "$rc"
