@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A real system suspend, not a pm_test stop: arm the RTC alarm
- * (/sys/class/rtc/rtc0/wakealarm; busybox has no rtcwake), suspend, and
- * let the alarm wake the machine.  Once per freezer, the kernel log must
+ * A real suspend-to-idle, not a pm_test stop: arm the RTC alarm
+ * (/sys/class/rtc/rtc0/wakealarm; busybox has no rtcwake), write "freeze"
+ * to /sys/power/state with pm_test off, and let the alarm wake the machine
+ * (the UML RTC is a wakeup source).  UML's "mem" state is no good here: it
+ * returns well before the alarm.
+ *
+ * Once per boot: on UML 6.12 the RTC interrupt that wakes suspend-to-idle
+ * is not replayed after resume, so the RTC core never sees the alarm fire,
+ * the alarm stays set, and a second suspend in the same boot is never
+ * woken.  The host boots once per freezer (tests/host/45-suspend-rtc.sh),
+ * choosing it with the freezer= boot parameter, which this also checks.  Once per freezer, the kernel log must
  * show that freezer freezing user space and thawing it again, and a child
  * counting in a loop must have stopped for the whole suspend.
  */
@@ -45,7 +53,6 @@ FIXTURE_TEARDOWN(rtc)
 		waitpid(self->child, NULL, 0);
 	}
 	write_str(WAKEALARM, "0");
-	select_freezer("todo");
 }
 
 /* Sleeps 10 ms per iteration and records its largest gap. */
@@ -89,9 +96,9 @@ static void suspend_once(struct __test_metadata *_metadata,
 	snprintf(alarm, sizeof(alarm), "+%d", ALARM_S);
 	ASSERT_EQ(0, write_str(WAKEALARM, alarm));
 	t0 = now_ns();
-	ret = write_str(POWER_STATE, "mem");
+	ret = write_str(POWER_STATE, "freeze");
 	took = now_ns() - t0;
-	TH_LOG("suspend to \"mem\" with the %s freezer: %d after %.3f s",
+	TH_LOG("suspend-to-idle with the %s freezer: %d after %.3f s",
 	       freezer, ret, took / 1e9);
 	ASSERT_EQ(0, ret);
 	/* Woken by the alarm, not at once; and not by some later event. */
@@ -109,22 +116,35 @@ static void suspend_once(struct __test_metadata *_metadata,
 	ASSERT_NE(NULL, log);
 	snprintf(expect, sizeof(expect), "Freezing user space processes (%s freezer)",
 		 freezer);
-	if (select_freezer("todo") == -ENOENT)	/* stock kernel: no freezer name */
+	if (access(FREEZER_SELECT, F_OK))	/* a stock kernel names no freezer */
 		snprintf(expect, sizeof(expect), "Freezing user space processes");
 	EXPECT_NE(NULL, strstr(log, expect)) TH_LOG("no \"%s\" in the kernel log", expect);
+	EXPECT_NE(NULL, strstr(log, "PM: suspend entry (s2idle)"));
 	EXPECT_NE(NULL, strstr(log, "PM: suspend exit"));
 	EXPECT_NE(NULL, strstr(log, "Restarting tasks ... done"));
 	free(log);
 }
 
-TEST_F(rtc, suspend_woken_by_rtc_alarm_todo_freezer)
+/* The freezer= of the kernel command line, or "todo", the default. */
+static const char *boot_freezer(void)
 {
-	suspend_once(_metadata, self, "todo");
+	char cmdline[4096];
+
+	if (read_str("/proc/cmdline", cmdline, sizeof(cmdline)) > 0 &&
+	    strstr(cmdline, "freezer=classic"))
+		return "classic";
+	return "todo";
 }
 
-TEST_F(rtc, suspend_woken_by_rtc_alarm_classic_freezer)
+TEST_F(rtc, suspend_to_idle_woken_by_rtc_alarm)
 {
-	suspend_once(_metadata, self, "classic");
+	const char *freezer = boot_freezer();
+
+	/* The boot parameter chose the freezer. */
+	if (!access(FREEZER_SELECT, F_OK))
+		ASSERT_TRUE(freezer_is(freezer))
+			TH_LOG("booted with freezer=%s, /sys/power/freezer disagrees", freezer);
+	suspend_once(_metadata, self, freezer);
 }
 
 TEST_HARNESS_MAIN
