@@ -6,8 +6,22 @@
 # which the host boots separately.
 . "$(dirname "$0")/lib.sh"
 
+# freeze_scenarios runs once per freezer, as freeze_scenarios.todo and
+# freeze_scenarios.classic (a freezer the kernel lacks makes its tests
+# SKIP); then the todo freezer, the default, is selected again.
 for prog in /tests/*; do
-	case ${prog##*/} in stress_*) continue ;; esac
+	case ${prog##*/} in
+	stress_*) continue ;;
+	freeze_scenarios)
+		for freezer in todo classic; do
+			run_prog "freeze_scenarios.$freezer" "$prog" "$freezer"
+		done
+		if [ -w /sys/power/freezer ]; then
+			echo todo >/sys/power/freezer || rc=1
+		fi
+		continue
+		;;
+	esac
 	run_prog "${prog##*/}" "$prog"
 done
 run_prog kmemleak kmemleak_check
