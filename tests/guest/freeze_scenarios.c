@@ -3,26 +3,40 @@
  * System freezer scenarios for hard task kinds, as seen from user space:
  * many threads of one process, stopped and ptrace-stopped tasks, tasks
  * blocked in read(), nanosleep(), futex, poll and epoll, a timer signal due
- * while frozen, and a vfork parent.  Each test freezes through the standard
- * interface (pm_test=freezer, "echo freeze > /sys/power/state"; the freeze,
- * the pm_test_delay and the thaw all happen inside that write) and then
- * checks that the freeze was transparent: nothing returns early, nothing sees
- * EINTR, no signal is lost or doubled, and stopped tasks stay stopped.
+ * while frozen, a vfork parent, a process forking in a loop, zombies and
+ * processes in the middle of exit_group(), kernel threads, the hung task
+ * detector, and tasks that refuse to freeze (the timeout path).  Each test
+ * freezes through the standard interface (pm_test=freezer, "echo freeze >
+ * /sys/power/state"; the freeze, the pm_test_delay and the thaw all happen
+ * inside that write) and then checks that the freeze was transparent:
+ * nothing returns early, nothing sees EINTR, no signal is lost or doubled,
+ * stopped tasks stay stopped, nothing is left running or blocked.
  *
- * Every workload sleeps: spinners slow freezing down a lot on the test
- * kernel (KASAN + lockdep).  Every wait is bounded so no test can hang.
+ * Usage: freeze_scenarios [todo|classic] [harness options]
+ * The first argument selects the freezer (/sys/power/freezer) for every
+ * test; the same expectations hold for both.  A freezer this kernel does
+ * not have makes every test SKIP.  Without it the current one is used.
+ *
+ * Every workload sleeps, but for the forker: spinners slow freezing down a
+ * lot on the test kernel (KASAN + lockdep).  Every wait is bounded so no
+ * test can hang.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -32,13 +46,22 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "freeze.h"
 
-#define PM_TEST		"/sys/power/pm_test"
-#define PM_TEST_DELAY	"/sys/module/suspend/parameters/pm_test_delay"
-#define POWER_STATE	"/sys/power/state"
 #define DELAY_S		1
 /* A gap this long means the task sat through the DELAY_S freeze. */
 #define FROZEN_GAP_NS	(DELAY_S * 800000000LL)
+/*
+ * But pm_test_delay is an mdelay(), counted in delay loops calibrated at
+ * boot: calibrated while the host was busy, it lasts a fraction of its
+ * seconds (lpj a quarter of normal: a "1 s" freeze of 350 ms).  So the
+ * gap checks go by the measured round trip, less what the freeze takes
+ * around its frozen stretch, and need a round trip long enough to tell a
+ * frozen task (one gap of about the round trip) from a sleeping one (gaps
+ * of tens of ms).
+ */
+#define FREEZE_OVERHEAD_NS	150000000LL
+#define MIN_ROUND_TRIP_NS	300000000LL
 
 #define NR_THREADS	64
 /*
@@ -49,6 +72,23 @@
  */
 #define THREAD_PERIOD_US	20000
 #define MAX_CHILDREN	4
+
+/* Children the forker keeps alive at once; each lives FORK_CHILD_US. */
+#define FORK_MAX_LIVE	4
+#define FORK_CHILD_US	10000
+/* Threads of the process that calls exit_group() at the freeze. */
+#define EXIT_THREADS	32
+/* and the memory it touches, for exit_mmap() to tear down */
+#define EXIT_MEM	(32 << 20)
+
+#define HUNG_TIMEOUT	"/proc/sys/kernel/hung_task_timeout_secs"
+#define HUNG_INTERVAL	"/proc/sys/kernel/hung_task_check_interval_secs"
+#define HUNG_WARNINGS	"/proc/sys/kernel/hung_task_warnings"
+/* The freeze timeout of the timeout-path tests, and how long they refuse. */
+#define REFUSE_TIMEOUT_MS	1000
+#define REFUSE_MS		3000
+/* PF_NOFREEZE in the flags field of /proc/<pid>/stat */
+#define PF_NOFREEZE_FLAG	0x00008000u
 
 /* Shared with the forked workloads (MAP_SHARED, mapped before fork). */
 struct shared {
@@ -69,9 +109,21 @@ struct shared {
 	volatile int epoll_first_err;
 	volatile long long epoll_first_ns;
 	char buf[16];
+	/* the forker */
+	volatile int stop;
+	volatile unsigned long fork_iters, forks, fork_reaped;
+	volatile unsigned long fork_errors, fork_bad;
+	volatile long long fork_max_gap_ns;
+	/* the exiting process */
+	volatile int threads_ready;
 };
 
 static struct shared *sh;	/* for the threads and the signal handler */
+
+/* The freezer every test runs with (argv[1]), or NULL: the current one. */
+static const char *freezer_name;
+/* What selecting it returned: 0, -ENOENT (not in this kernel), -errno. */
+static int freezer_err;
 
 /* Reap @pid within @ms milliseconds; its wait status, or -1. */
 static int reap_within(pid_t pid, int ms)
@@ -97,31 +149,321 @@ static int still_running(pid_t pid)
 }
 
 /* Freeze and thaw; 0 or -errno.  Logs how long the round trip took. */
+static int freeze_timed(struct __test_metadata *_metadata, long long *took_ns)
+{
+	long long t0 = now_ns(), took;
+	int ret = freeze_thaw();
+
+	took = now_ns() - t0;
+	TH_LOG("freeze round trip: %d, %.3f ms", ret, took / 1e6);
+	if (took_ns)
+		*took_ns = took;
+	return ret;
+}
+
 static int freeze(struct __test_metadata *_metadata)
 {
-	long long t0 = now_ns();
-	int ret = write_str(POWER_STATE, "freeze");
+	return freeze_timed(_metadata, NULL);
+}
 
-	TH_LOG("freeze round trip: %d, %.3f ms", ret, (now_ns() - t0) / 1e6);
-	return ret;
+/*
+ * A freeze that must succeed, after which a task that sat through it shows
+ * a gap of at least the returned ns.  When it began and how long it took
+ * go to @start_ns and @round_trip_ns unless NULL.
+ */
+static long long freeze_for_gap(struct __test_metadata *_metadata, long long *start_ns,
+				long long *round_trip_ns)
+{
+	long long start = now_ns(), round_trip, gap;
+
+	ASSERT_EQ(0, freeze_timed(_metadata, &round_trip));
+	ASSERT_GE(round_trip, MIN_ROUND_TRIP_NS)
+		TH_LOG("the freeze was too short to tell frozen from sleeping tasks");
+	if (start_ns)
+		*start_ns = start;
+	if (round_trip_ns)
+		*round_trip_ns = round_trip;
+	gap = round_trip - FREEZE_OVERHEAD_NS;
+	return gap < FROZEN_GAP_NS ? gap : FROZEN_GAP_NS;
+}
+
+/* Read @path into @saved (newline dropped), then write @val; 0 or -errno. */
+static int save_and_set(const char *path, char *saved, size_t size, long val)
+{
+	int n = read_str(path, saved, size);
+
+	if (n < 0) {
+		saved[0] = 0;
+		return n;
+	}
+	saved[strcspn(saved, "\n")] = 0;
+	return write_int(path, val);
+}
+
+static void restore_saved(const char *path, char *saved)
+{
+	if (saved[0])
+		write_str(path, saved);
+	saved[0] = 0;
+}
+
+/*
+ * Fields of /proc/<pid>/stat: comm (up to 15 characters), state, ppid,
+ * flags and utime + stime in clock ticks.  0, or -1 if @pid is gone.
+ */
+struct pstat {
+	char comm[32];
+	char state;
+	int ppid;
+	unsigned int flags;
+	unsigned long ticks;
+};
+
+static int read_pstat(pid_t pid, struct pstat *ps)
+{
+	char path[64], line[1024], *open_paren, *close_paren;
+	unsigned long utime, stime;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_str(path, line, sizeof(line)) <= 0)
+		return -1;
+	open_paren = strchr(line, '(');
+	close_paren = strrchr(line, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren)
+		return -1;
+	len = close_paren - open_paren - 1;
+	if (len >= sizeof(ps->comm))
+		len = sizeof(ps->comm) - 1;
+	memcpy(ps->comm, open_paren + 1, len);
+	ps->comm[len] = 0;
+	if (sscanf(close_paren + 2, "%c %d %*d %*d %*d %*d %u %*u %*u %*u %*u %lu %lu",
+		   &ps->state, &ps->ppid, &ps->flags, &utime, &stime) != 5)
+		return -1;
+	ps->ticks = utime + stime;
+	return 0;
+}
+
+/* One kernel thread (kthreadd, pid 2, or a child of it) in a snapshot. */
+struct kthread_use {
+	pid_t pid;
+	unsigned long ticks;
+	unsigned int flags;
+	char comm[32];
+};
+
+#define MAX_KTHREADS	1024
+
+/* Every kernel thread with its CPU time so far; how many, or -1. */
+static int kthread_snapshot(struct kthread_use *kt, int max)
+{
+	struct dirent *de;
+	struct pstat ps;
+	DIR *dir = opendir("/proc");
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir)) && n < max) {
+		pid_t pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = atoi(de->d_name);
+		if (read_pstat(pid, &ps) || (pid != 2 && ps.ppid != 2))
+			continue;
+		kt[n].pid = pid;
+		kt[n].ticks = ps.ticks;
+		kt[n].flags = ps.flags;
+		snprintf(kt[n].comm, sizeof(kt[n].comm), "%s", ps.comm);
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * CPU ticks the kernel threads of snapshot @b used since snapshot @a (a
+ * thread not in @a counts whole), leaving out the threads named @skip.
+ * The three biggest users go to @top (indexes into @b, -1 if none).
+ */
+static long kthread_ticks_between(const struct kthread_use *a, int na,
+				  const struct kthread_use *b, int nb,
+				  const char *skip, int top[3], long top_ticks[3])
+{
+	long sum = 0;
+	int i, j, k;
+
+	for (k = 0; k < 3; k++) {
+		top[k] = -1;
+		top_ticks[k] = 0;
+	}
+	for (i = 0; i < nb; i++) {
+		long d = b[i].ticks;
+
+		for (j = 0; j < na; j++) {
+			if (a[j].pid == b[i].pid) {
+				d -= a[j].ticks;
+				break;
+			}
+		}
+		if (skip && !strcmp(b[i].comm, skip))
+			continue;
+		sum += d;
+		for (k = 0; k < 3; k++) {
+			if (d > top_ticks[k]) {
+				memmove(&top[k + 1], &top[k], (2 - k) * sizeof(top[0]));
+				memmove(&top_ticks[k + 1], &top_ticks[k], (2 - k) * sizeof(top_ticks[0]));
+				top[k] = i;
+				top_ticks[k] = d;
+				break;
+			}
+		}
+	}
+	return sum;
+}
+
+/* The kernel thread called @comm: its pid (the last one found) and count. */
+static pid_t find_kthread(const char *comm, int *count)
+{
+	struct dirent *de;
+	struct pstat ps;
+	DIR *dir = opendir("/proc");
+	pid_t found = 0;
+
+	*count = 0;
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		pid_t pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = atoi(de->d_name);
+		if (read_pstat(pid, &ps) || ps.ppid != 2 || strcmp(ps.comm, comm))
+			continue;
+		found = pid;
+		(*count)++;
+	}
+	closedir(dir);
+	return found;
+}
+
+/* A number from /proc/<pid>/status ("Threads", "voluntary_ctxt_switches"). */
+static long proc_status_field(pid_t pid, const char *field)
+{
+	char path[64], buf[4096], *p;
+	size_t len = strlen(field);
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (read_str(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	for (p = buf; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (!strncmp(p, field, len) && p[len] == ':')
+			return strtol(p + len + 1, NULL, 10);
+	}
+	return -1;
+}
+
+/*
+ * Does the kernel log report task @comm, pid @pid, in state @state, the way
+ * sched_show_task() does: "task:COMM state:S ... pid:PID ..."?
+ */
+static int log_reports_task(const char *log, const char *comm, pid_t pid, char state)
+{
+	char tag[48], want_state[16];
+	const char *p = log, *q, *limit;
+
+	snprintf(tag, sizeof(tag), "task:%s ", comm);
+	snprintf(want_state, sizeof(want_state), "state:%c", state);
+	while ((p = strstr(p, tag))) {
+		p += strlen(tag);
+		/* This line and the next: pr_cont() may have split it. */
+		limit = strchr(p, '\n');
+		if (limit && strchr(limit + 1, '\n'))
+			limit = strchr(limit + 1, '\n');
+		if (!limit)
+			limit = p + strlen(p);
+		q = strstr(p, want_state);
+		if (!q || q > limit)
+			continue;
+		q = strstr(p, " pid:");
+		if (q && q < limit && strtol(q + 5, NULL, 10) == pid)
+			return 1;
+	}
+	return 0;
+}
+
+/* Copy the kernel log lines matching @needle (all if NULL) to the test log. */
+static void log_kernel_lines(const char *log, const char *needle, int max)
+{
+	const char *p = log, *nl;
+
+	while (p && *p && max > 0) {
+		nl = strchr(p, '\n');
+		if (!needle || memmem(p, nl ? (size_t)(nl - p) : strlen(p), needle, strlen(needle))) {
+			fprintf(stderr, "#   kernel: %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+			max--;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+/*
+ * After a freeze that failed on the timeout: the "Freezing WHAT failed
+ * after ... (N tasks refusing to freeze, wq_busy=W):" line, N and W.
+ */
+static const char *parse_freeze_failure(const char *log, const char *what,
+					int *tasks, int *wq_busy)
+{
+	char head[96];
+	const char *p, *paren;
+
+	snprintf(head, sizeof(head), "Freezing %s failed after", what);
+	p = strstr(log, head);
+	if (!p)
+		return NULL;
+	paren = strchr(p, '(');
+	if (!paren || sscanf(paren, "(%d tasks refusing to freeze, wq_busy=%d)",
+			     tasks, wq_busy) != 2)
+		return NULL;
+	return p;
 }
 
 FIXTURE(scen) {
 	pid_t child[MAX_CHILDREN];
+	/* Settings a test changed, restored by the teardown ("" = none). */
+	char saved_freeze_timeout[32];
+	char saved_hung_timeout[32];
+	char saved_hung_interval[32];
+	char saved_hung_warnings[32];
 };
 
 FIXTURE_SETUP(scen)
 {
-	char delay[16];
+	char reenact[64];
 	int i;
 
 	for (i = 0; i < MAX_CHILDREN; i++)
 		self->child[i] = 0;
+	self->saved_freeze_timeout[0] = 0;
+	self->saved_hung_timeout[0] = 0;
+	self->saved_hung_interval[0] = 0;
+	self->saved_hung_warnings[0] = 0;
+	if (freezer_err == -ENOENT)
+		SKIP(return, "no %s freezer in this kernel (no %s)", freezer_name, FREEZER_SELECT);
+	ASSERT_EQ(0, freezer_err)
+		TH_LOG("selecting the %s freezer: %s", freezer_name, strerror(-freezer_err));
+	if (freezer_name) {
+		ASSERT_TRUE(freezer_is(freezer_name))
+			TH_LOG("the %s freezer is no longer selected", freezer_name);
+	}
 	if (access(PM_TEST, W_OK))
 		SKIP(return, "%s not writable: needs CONFIG_PM_DEBUG and root", PM_TEST);
-	ASSERT_EQ(0, write_str(PM_TEST, "freezer"));
-	snprintf(delay, sizeof(delay), "%d", DELAY_S);
-	ASSERT_EQ(0, write_str(PM_TEST_DELAY, delay));
+	ASSERT_EQ(0, setup_pm_test(DELAY_S));
+	/* Re-enacted 2005 bugs make tests fail on purpose: say so. */
+	if (read_str(KNOB_REENACT, reenact, sizeof(reenact)) > 0 && strncmp(reenact, "none", 4))
+		TH_LOG("note: %s is '%.*s'", KNOB_REENACT, (int)strcspn(reenact, "\n"), reenact);
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -141,6 +483,10 @@ FIXTURE_TEARDOWN(scen)
 			waitpid(self->child[i], NULL, 0);
 		}
 	}
+	restore_saved(HUNG_TIMEOUT, self->saved_hung_timeout);
+	restore_saved(HUNG_INTERVAL, self->saved_hung_interval);
+	restore_saved(HUNG_WARNINGS, self->saved_hung_warnings);
+	restore_saved(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout);
 	write_str(PM_TEST, "none");
 }
 
@@ -165,7 +511,7 @@ static void *gap_thread(void *arg)
 TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 {
 	unsigned long before[NR_THREADS];
-	long long min_gap, max_before = 0;
+	long long min_gap, max_before = 0, frozen_gap;
 	int i, all, tries;
 
 	self->child[0] = fork();
@@ -211,7 +557,8 @@ TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 
 	for (i = 0; i < NR_THREADS; i++)
 		before[i] = sh->iters[i];
-	ASSERT_EQ(0, freeze(_metadata));
+	frozen_gap = freeze_for_gap(_metadata, NULL, NULL);
+	ASSERT_LT(max_before, frozen_gap);
 
 	/* After the thaw each thread must loop again to measure its gap. */
 	for (tries = 0; tries < 600; tries++) {
@@ -228,7 +575,7 @@ TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 	for (i = 0; i < NR_THREADS; i++) {
 		if (sh->max_gap_ns[i] < min_gap)
 			min_gap = sh->max_gap_ns[i];
-		EXPECT_GE(sh->max_gap_ns[i], FROZEN_GAP_NS)
+		EXPECT_GE(sh->max_gap_ns[i], frozen_gap)
 			TH_LOG("thread %d: largest gap only %lld ns", i, sh->max_gap_ns[i]);
 	}
 	TH_LOG("smallest per-thread max gap: %.3f ms over %d threads (pm_test_delay %d s)",
@@ -469,7 +816,7 @@ static void count_alarm(int sig)
 /* A timer signal that comes due while frozen is delivered after, exactly once. */
 TEST_F(scen, timer_signal_due_while_frozen_is_delivered_once)
 {
-	long long delay;
+	long long delay, frozen_gap;
 
 	self->child[0] = fork();
 	ASSERT_GE(self->child[0], 0);
@@ -491,19 +838,24 @@ TEST_F(scen, timer_signal_due_while_frozen_is_delivered_once)
 		usleep(1000);
 	ASSERT_TRUE(sh->ready);
 
-	ASSERT_EQ(0, freeze(_metadata));
+	/* Long enough for the timer to expire inside even a short freeze. */
+	ASSERT_EQ(0, setup_pm_test(2));
+	frozen_gap = freeze_for_gap(_metadata, NULL, NULL);
+	/* Else a signal handled in time could pass for a delayed one. */
+	ASSERT_GE(frozen_gap, 400000000LL) TH_LOG("the freeze was too short to test this");
 	usleep(500000);
 	EXPECT_TRUE(still_running(self->child[0]));
 	EXPECT_EQ(1, sh->alarms);
 	delay = sh->delivered_ns - sh->armed_ns;
 	TH_LOG("SIGALRM armed for 300 ms, handled after %.3f ms", delay / 1e6);
 	/* Handled only after the thaw: the timer really expired while frozen. */
-	EXPECT_GE(delay, FROZEN_GAP_NS);
+	EXPECT_GE(delay, frozen_gap);
 }
 
 /* A parent waiting in vfork() does not block the freeze and completes. */
 TEST_F(scen, vfork_parent_waiting_for_child)
 {
+	long long start, frozen_gap;
 	int status;
 
 	self->child[0] = fork();
@@ -516,6 +868,7 @@ TEST_F(scen, vfork_parent_waiting_for_child)
 			sleep(2);
 			_exit(0);
 		}
+		sh->elapsed_ns = now_ns();	/* when vfork() returned */
 		if (pid < 0 || waitpid(pid, &status, 0) != pid)
 			_exit(2);
 		_exit(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 3);
@@ -528,15 +881,642 @@ TEST_F(scen, vfork_parent_waiting_for_child)
 	ASSERT_TRUE(wait_state(self->child[0], 'D'))
 		TH_LOG("vfork parent in state '%c'", proc_state(self->child[0]));
 
-	ASSERT_EQ(0, freeze(_metadata));
-	EXPECT_TRUE(still_running(self->child[0])) TH_LOG("done before the freeze ended");
+	frozen_gap = freeze_for_gap(_metadata, &start, NULL);
 
 	status = reap_within(self->child[0], 4000);
 	ASSERT_NE(-1, status) TH_LOG("vfork parent not done within 4 s of the thaw");
+	/*
+	 * Not while frozen.  (When the freeze outlasts the child's sleep,
+	 * both finish right after the thaw, perhaps before the write
+	 * returns: so no "still running after the freeze" check.)
+	 */
+	EXPECT_GE(sh->elapsed_ns, start + frozen_gap)
+		TH_LOG("vfork() returned %.3f ms into the freeze", (sh->elapsed_ns - start) / 1e6);
 	self->child[0] = 0;
 	sh->vfork_child = 0;
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
-TEST_HARNESS_MAIN
+/*
+ * The forker: forks as fast as it can, each child sleeping FORK_CHILD_US
+ * and exiting with its own status, and reaps them, checking every status.
+ * It records the largest gap between two iterations of its loop.
+ */
+static void forker(void)
+{
+	pid_t pids[FORK_MAX_LIVE], r;
+	int codes[FORK_MAX_LIVE], live = 0, status, i, code;
+	long long last = now_ns(), t;
+
+	while (!sh->stop) {
+		t = now_ns();
+		if (t - last > sh->fork_max_gap_ns)
+			sh->fork_max_gap_ns = t - last;
+		last = t;
+		sh->fork_iters++;
+		/* Reap what has exited; wait for one if all slots are taken. */
+		while (live) {
+			r = waitpid(-1, &status, live == FORK_MAX_LIVE ? 0 : WNOHANG);
+			if (r == 0)
+				break;
+			if (r < 0) {
+				sh->fork_bad++;	/* a child we forked is lost */
+				live = 0;
+				break;
+			}
+			for (i = 0; i < live && pids[i] != r; i++)
+				;
+			if (i == live) {
+				sh->fork_bad++;	/* a child we did not fork */
+				continue;
+			}
+			if (!WIFEXITED(status) || WEXITSTATUS(status) != codes[i])
+				sh->fork_bad++;
+			sh->fork_reaped++;
+			pids[i] = pids[live - 1];
+			codes[i] = codes[live - 1];
+			live--;
+		}
+		code = 1 + sh->forks % 100;
+		r = fork();
+		if (r == 0) {
+			usleep(FORK_CHILD_US);
+			_exit(code);
+		}
+		if (r < 0) {
+			sh->fork_errors++;
+			usleep(1000);
+			continue;
+		}
+		pids[live] = r;
+		codes[live++] = code;
+		sh->forks++;
+	}
+	while (live) {
+		r = waitpid(-1, &status, 0);
+		if (r < 0) {
+			sh->fork_bad++;
+			break;
+		}
+		for (i = 0; i < live && pids[i] != r; i++)
+			;
+		if (i == live) {
+			sh->fork_bad++;
+			continue;
+		}
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != codes[i])
+			sh->fork_bad++;
+		sh->fork_reaped++;
+		pids[i] = pids[--live];
+		codes[i] = codes[live];
+	}
+	/* No child left behind, and none we never forked. */
+	if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD)
+		sh->fork_bad++;
+	_exit(0);
+}
+
+/*
+ * Children forked while the freeze is under way are frozen too, or the
+ * fork is restarted after the thaw: the freeze succeeds, the forker sits
+ * through it, and every child is accounted for with its exit status.
+ */
+TEST_F(scen, process_forking_in_a_loop_freezes_and_loses_no_child)
+{
+	unsigned long forks_before, iters_before, forks_at_thaw;
+	long long frozen_gap, round_trip, quiet_gap, t0;
+	int status, tries;
+
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0)
+		forker();
+	for (tries = 0; tries < 1000 && sh->forks < 20; tries++)
+		usleep(5000);
+	ASSERT_GE(sh->forks, 20UL) TH_LOG("the forker forked only %lu children in 5 s", sh->forks);
+	/* As for the threads: measure a quiet stretch, not the start-up. */
+	sh->fork_max_gap_ns = 0;
+	forks_before = sh->forks;
+	t0 = now_ns();
+	usleep(300000);
+	quiet_gap = sh->fork_max_gap_ns;
+	TH_LOG("forker: %.0f forks/s, largest gap before the freeze %.3f ms",
+	       (sh->forks - forks_before) * 1e9 / (now_ns() - t0), quiet_gap / 1e6);
+	ASSERT_LT(quiet_gap, FROZEN_GAP_NS / 2);
+
+	frozen_gap = freeze_for_gap(_metadata, NULL, &round_trip);
+	ASSERT_LT(quiet_gap, frozen_gap);
+	forks_at_thaw = sh->forks;
+	iters_before = sh->fork_iters;
+	for (tries = 0; tries < 600 && sh->fork_iters < iters_before + 20; tries++)
+		usleep(5000);
+	EXPECT_GE(sh->fork_iters, iters_before + 20)
+		TH_LOG("the forker made no progress within 3 s of the thaw");
+	TH_LOG("forker: largest gap %.3f ms, %lu forks in all, %lu since the thaw",
+	       sh->fork_max_gap_ns / 1e6, sh->forks, sh->forks - forks_at_thaw);
+	/* It was frozen for about the freeze, not much more. */
+	EXPECT_GE(sh->fork_max_gap_ns, frozen_gap);
+	EXPECT_LT(sh->fork_max_gap_ns, round_trip + 1000000000LL);
+
+	sh->stop = 1;
+	status = reap_within(self->child[0], 5000);
+	ASSERT_NE(-1, status) TH_LOG("the forker did not finish within 5 s");
+	self->child[0] = 0;
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0UL, sh->fork_errors) TH_LOG("fork() failed %lu times", sh->fork_errors);
+	EXPECT_EQ(0UL, sh->fork_bad)
+		TH_LOG("%lu children lost, unknown or with a wrong exit status", sh->fork_bad);
+	EXPECT_EQ(sh->forks, sh->fork_reaped)
+		TH_LOG("forked %lu children, reaped %lu", sh->forks, sh->fork_reaped);
+}
+
+/* The thread of a process whose group leader has already exited. */
+static void *orphan_thread(void *arg)
+{
+	long long last = now_ns(), t;
+
+	while (!sh->stop) {
+		t = now_ns();
+		if (t - last > sh->max_gap_ns[0])
+			sh->max_gap_ns[0] = t - last;
+		last = t;
+		sh->iters[0]++;
+		usleep(THREAD_PERIOD_US);
+	}
+	_exit(43);	/* exit_group() from a thread that is not the leader */
+}
+
+/*
+ * A zombie stays a zombie through the freeze and is reaped after it with
+ * its exit status; so is a process whose group leader has exited while
+ * another of its threads lives on: that thread freezes.
+ */
+TEST_F(scen, zombie_and_exited_group_leader_survive_a_freeze)
+{
+	long long frozen_gap;
+	unsigned long before;
+	int status, tries;
+
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0)
+		_exit(42);
+	self->child[1] = fork();
+	ASSERT_GE(self->child[1], 0);
+	if (self->child[1] == 0) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, orphan_thread, NULL))
+			_exit(2);
+		pthread_exit(NULL);	/* the leader exits, the thread runs on */
+	}
+	ASSERT_TRUE(wait_state(self->child[0], 'Z'));
+	/* A leader that exited before its thread shows 'Z' too. */
+	ASSERT_TRUE(wait_state(self->child[1], 'Z'));
+	for (tries = 0; tries < 400 && sh->iters[0] < 5; tries++)
+		usleep(5000);
+	ASSERT_GE(sh->iters[0], 5UL);
+	sh->max_gap_ns[0] = 0;
+	usleep(100000);
+
+	before = sh->iters[0];
+	frozen_gap = freeze_for_gap(_metadata, NULL, NULL);
+	EXPECT_EQ('Z', proc_state(self->child[0]));
+	EXPECT_EQ('Z', proc_state(self->child[1]));
+	for (tries = 0; tries < 400 && sh->iters[0] < before + 2; tries++)
+		usleep(5000);
+	EXPECT_GE(sh->iters[0], before + 2) TH_LOG("the thread did not run again after the thaw");
+	TH_LOG("thread of the exited leader: largest gap %.3f ms", sh->max_gap_ns[0] / 1e6);
+	EXPECT_GE(sh->max_gap_ns[0], frozen_gap);
+
+	status = reap_within(self->child[0], 1000);
+	ASSERT_NE(-1, status) TH_LOG("the zombie could not be reaped");
+	self->child[0] = 0;
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(42, WEXITSTATUS(status));
+
+	sh->stop = 1;
+	status = reap_within(self->child[1], 2000);
+	ASSERT_NE(-1, status) TH_LOG("the process of the exited leader did not exit");
+	self->child[1] = 0;
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(43, WEXITSTATUS(status));
+}
+
+static void *parked_thread(void *arg)
+{
+	__sync_fetch_and_add(&sh->threads_ready, 1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Has @pid exited completely (all its threads), so that it can be reaped? */
+static int reapable(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	return !waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == pid;
+}
+
+/*
+ * A process with many threads and a big address space calls exit_group()
+ * just before the freeze, and is still exiting (its threads dying, its
+ * memory torn down) while the freezer walks the tasks: that must not make
+ * the freeze fail, and the process exits with its status.
+ *
+ * Timing: on one CPU the woken child would run its whole exit before this
+ * task runs again.  So this task triggers the exit as a SCHED_FIFO task
+ * and sleeps EXIT_DELAY_US[round] (round 0: not at all; the child then
+ * freezes before its exit_group()); when it wakes it preempts the child
+ * wherever its exit has got to and starts the freeze at once.
+ */
+static const int exit_delay_us[] = { 0, 300, 1000, 3000 };
+
+TEST_F(scen, process_in_exit_group_does_not_fail_the_freeze)
+{
+	struct sched_param fifo = { .sched_priority = 10 }, other = { .sched_priority = 0 };
+	int round, fds[2], status, tries, mid_exit = 0, ret, complete;
+	const int rounds = sizeof(exit_delay_us) / sizeof(exit_delay_us[0]);
+	long threads;
+
+	ASSERT_EQ(0, setup_pm_test(0));
+	for (round = 0; round < rounds; round++) {
+		sh->threads_ready = 0;
+		ASSERT_EQ(0, pipe(fds));
+		self->child[0] = fork();
+		ASSERT_GE(self->child[0], 0);
+		if (self->child[0] == 0) {
+			pthread_attr_t attr;
+			pthread_t t;
+			char c, *mem;
+			int i;
+
+			close(fds[1]);
+			/* Touched, so that exit_mmap() has work to do. */
+			mem = mmap(NULL, EXIT_MEM, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (mem == MAP_FAILED)
+				_exit(2);
+			memset(mem, 1, EXIT_MEM);
+			pthread_attr_init(&attr);
+			pthread_attr_setstacksize(&attr, 64 * 1024);
+			for (i = 0; i < EXIT_THREADS; i++)
+				if (pthread_create(&t, &attr, parked_thread, NULL))
+					_exit(2);
+			if (read(fds[0], &c, 1) != 1)
+				_exit(3);
+			syscall(SYS_exit_group, 7);
+			_exit(4);
+		}
+		close(fds[0]);
+		for (tries = 0; tries < 1000 && sh->threads_ready < EXIT_THREADS; tries++)
+			usleep(5000);
+		ASSERT_EQ(EXIT_THREADS, sh->threads_ready);
+		ASSERT_TRUE(wait_state(self->child[0], 'S'));
+
+		ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
+		ret = write(fds[1], "x", 1);
+		if (exit_delay_us[round])
+			usleep(exit_delay_us[round]);
+		threads = proc_status_field(self->child[0], "Threads");
+		complete = reapable(self->child[0]);
+		if (threads <= EXIT_THREADS && !complete)
+			mid_exit++;
+		ret = ret == 1 ? freeze(_metadata) : -EIO;
+		sched_setscheduler(0, SCHED_OTHER, &other);
+		TH_LOG("round %d: froze %d us after the trigger, %ld of %d threads left%s",
+		       round, exit_delay_us[round], threads, EXIT_THREADS + 1,
+		       complete ? ", exit complete" : "");
+		ASSERT_EQ(0, ret);
+
+		status = reap_within(self->child[0], 3000);
+		ASSERT_NE(-1, status) TH_LOG("the exiting process was not gone 3 s after the thaw");
+		self->child[0] = 0;
+		ASSERT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(7, WEXITSTATUS(status));
+		close(fds[1]);
+	}
+	TH_LOG("%d of %d freezes began in the middle of the exit", mid_exit, rounds);
+	/* Else this tested only a process about to exit. */
+	EXPECT_GE(mid_exit, 1);
+}
+
+/*
+ * Kernel threads (children of kthreadd) use no more CPU in the second
+ * after the thaw than in the second before the freeze: none is left
+ * spinning, e.g. on a freeze request it can never satisfy.  kmemleak's
+ * scanner is left out: its scans take seconds of CPU on this kernel, on
+ * their own schedule.
+ */
+TEST_F(scen, kernel_threads_use_no_extra_cpu_after_thaw)
+{
+	static struct kthread_use s0[MAX_KTHREADS], s1[MAX_KTHREADS];
+	static struct kthread_use s2[MAX_KTHREADS], s3[MAX_KTHREADS];
+	int n0, n1, n2, n3, i, freezable = 0, top[3];
+	long before, after, top_ticks[3];
+	long long t0, t1, t2, t3;
+
+	t0 = now_ns();
+	n0 = kthread_snapshot(s0, MAX_KTHREADS);
+	usleep(1000000);
+	t1 = now_ns();
+	n1 = kthread_snapshot(s1, MAX_KTHREADS);
+	ASSERT_GT(n0, 1);
+	ASSERT_GT(n1, 1);
+	for (i = 0; i < n1; i++) {
+		if (!(s1[i].flags & PF_NOFREEZE_FLAG)) {
+			TH_LOG("freezable: %s (pid %d)", s1[i].comm, s1[i].pid);
+			freezable++;
+		}
+	}
+	TH_LOG("%d kernel threads, %d of them freezable", n1, freezable);
+	/* kswapd0 and kcompactd0 at least: else this tests nothing. */
+	ASSERT_GE(freezable, 1);
+
+	ASSERT_EQ(0, freeze(_metadata));
+	t2 = now_ns();
+	n2 = kthread_snapshot(s2, MAX_KTHREADS);
+	usleep(1000000);
+	t3 = now_ns();
+	n3 = kthread_snapshot(s3, MAX_KTHREADS);
+
+	TH_LOG("kmemleak's scanner, left out: %ld ticks before, %ld after",
+	       kthread_ticks_between(s0, n0, s1, n1, NULL, top, top_ticks) -
+	       kthread_ticks_between(s0, n0, s1, n1, "kmemleak", top, top_ticks),
+	       kthread_ticks_between(s2, n2, s3, n3, NULL, top, top_ticks) -
+	       kthread_ticks_between(s2, n2, s3, n3, "kmemleak", top, top_ticks));
+	before = kthread_ticks_between(s0, n0, s1, n1, "kmemleak", top, top_ticks);
+	TH_LOG("before the freeze: %ld ticks in %.3f s", before, (t1 - t0) / 1e9);
+	for (i = 0; i < 3 && top[i] >= 0; i++)
+		TH_LOG("  %s (pid %d): %ld", s1[top[i]].comm, s1[top[i]].pid, top_ticks[i]);
+	after = kthread_ticks_between(s2, n2, s3, n3, "kmemleak", top, top_ticks);
+	TH_LOG("after the thaw: %ld ticks in %.3f s", after, (t3 - t2) / 1e9);
+	for (i = 0; i < 3 && top[i] >= 0; i++)
+		TH_LOG("  %s (pid %d): %ld", s3[top[i]].comm, s3[top[i]].pid, top_ticks[i]);
+	EXPECT_LT(after, before + 20);
+}
+
+/*
+ * The hung task detector, checking every second with a 1 s timeout, stays
+ * quiet across a 3 s freeze with a pipe reader and a sleeper frozen, and
+ * after it: nobody is left blocked.  (It pauses itself from
+ * PM_SUSPEND_PREPARE to PM_POST_SUSPEND; frozen tasks are TASK_FROZEN.)
+ */
+TEST_F(scen, hung_task_detector_stays_quiet)
+{
+	long csw0, csw1;
+	pid_t khung;
+	int fds[2], status, count, i;
+	char warnings[32], *log;
+	long long took;
+
+	if (access(HUNG_TIMEOUT, W_OK))
+		SKIP(return, "no %s (CONFIG_DETECT_HUNG_TASK)", HUNG_TIMEOUT);
+	ASSERT_EQ(0, save_and_set(HUNG_TIMEOUT, self->saved_hung_timeout,
+				  sizeof(self->saved_hung_timeout), 1));
+	if (!access(HUNG_INTERVAL, W_OK))
+		ASSERT_EQ(0, save_and_set(HUNG_INTERVAL, self->saved_hung_interval,
+					  sizeof(self->saved_hung_interval), 1));
+	/* Used up, the detector would stay quiet whatever happens. */
+	if (read_str(HUNG_WARNINGS, warnings, sizeof(warnings)) > 0 && atoi(warnings) == 0)
+		ASSERT_EQ(0, save_and_set(HUNG_WARNINGS, self->saved_hung_warnings,
+					  sizeof(self->saved_hung_warnings), 10));
+	ASSERT_EQ(0, setup_pm_test(3));
+
+	ASSERT_EQ(0, pipe(fds));
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0) {
+		close(fds[1]);
+		sh->ret[0] = read(fds[0], sh->buf, 5);
+		sh->err[0] = errno;
+		_exit(0);
+	}
+	close(fds[0]);
+	self->child[1] = fork();
+	ASSERT_GE(self->child[1], 0);
+	if (self->child[1] == 0) {
+		struct timespec ts = { .tv_sec = 30 };
+
+		nanosleep(&ts, NULL);
+		_exit(0);
+	}
+	ASSERT_TRUE(wait_state(self->child[0], 'S'));
+	ASSERT_TRUE(wait_state(self->child[1], 'S'));
+	khung = find_kthread("khungtaskd", &count);
+	ASSERT_EQ(1, count) TH_LOG("no khungtaskd");
+
+	dmesg_clear();
+	ASSERT_EQ(0, freeze_timed(_metadata, &took));
+	/* Long enough for two checks of anyone still blocked after the thaw. */
+	csw0 = proc_status_field(khung, "voluntary_ctxt_switches");
+	usleep(3500000);
+	csw1 = proc_status_field(khung, "voluntary_ctxt_switches");
+	TH_LOG("khungtaskd woke %ld times in the 3.5 s after the thaw", csw1 - csw0);
+	EXPECT_GE(csw1 - csw0, 2) TH_LOG("khungtaskd did not run its checks");
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ('S', proc_state(self->child[i]))
+			TH_LOG("child %d in state '%c' after the thaw", i, proc_state(self->child[i]));
+
+	log = dmesg_read();
+	ASSERT_NE(NULL, log);
+	EXPECT_EQ(NULL, strstr(log, "blocked for more than"))
+		log_kernel_lines(log, "blocked for more than", 10);
+	free(log);
+
+	ASSERT_EQ(5, write(fds[1], "hello", 5));
+	status = reap_within(self->child[0], 2000);
+	ASSERT_NE(-1, status);
+	self->child[0] = 0;
+	EXPECT_EQ(5, sh->ret[0]) TH_LOG("read() failed: %s", strerror(sh->err[0]));
+	close(fds[1]);
+}
+
+/* Freeze with a task that refuses to; check the failure and its report. */
+static void expect_refused_freeze(struct __test_metadata *_metadata, const char *what,
+				  const char *comm, pid_t pid)
+{
+	int tasks = -1, wq_busy = -1;
+	long long took;
+	char *log;
+
+	dmesg_clear();
+	EXPECT_EQ(-EBUSY, freeze_timed(_metadata, &took));
+	/* It waited for the timeout, and not much longer. */
+	EXPECT_GE(took, (REFUSE_TIMEOUT_MS - 50) * 1000000LL);
+	EXPECT_LT(took, (REFUSE_TIMEOUT_MS + 1000) * 1000000LL);
+
+	log = dmesg_read();
+	ASSERT_NE(NULL, log);
+	EXPECT_NE(NULL, parse_freeze_failure(log, what, &tasks, &wq_busy))
+		TH_LOG("no \"Freezing %s failed after\" line", what);
+	EXPECT_EQ(1, tasks);
+	EXPECT_EQ(0, wq_busy);
+	EXPECT_TRUE(log_reports_task(log, comm, pid, 'D'))
+		TH_LOG("the kernel log does not report task %s, pid %d, in state D", comm, pid);
+	if (_metadata->exit_code != KSFT_PASS)
+		log_kernel_lines(log, NULL, 40);
+	free(log);
+}
+
+/*
+ * A user task sleeping uninterruptibly (not freezably) past the freeze
+ * timeout fails the freeze with EBUSY after the timeout, and the kernel
+ * log names it; the tasks are thawed, and once it is done, freezing works.
+ */
+TEST_F(scen, user_task_refusing_to_freeze_fails_it_with_ebusy)
+{
+	char path[64], todo[256];
+	int status;
+
+	if (access(KNOB_SLEEP_UNINT, W_OK))
+		SKIP(return, "no %s (CONFIG_TODO_FREEZER_TEST)", KNOB_SLEEP_UNINT);
+	ASSERT_EQ(0, save_and_set(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout,
+				  sizeof(self->saved_freeze_timeout), REFUSE_TIMEOUT_MS));
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0) {
+		char ms[16];
+
+		prctl(PR_SET_NAME, "unint_sleeper");
+		snprintf(ms, sizeof(ms), "%d", REFUSE_MS);
+		_exit(write_str(KNOB_SLEEP_UNINT, ms) ? 1 : 0);
+	}
+	ASSERT_TRUE(wait_state(self->child[0], 'D'));
+
+	expect_refused_freeze(_metadata, "user space processes", "unint_sleeper",
+			      self->child[0]);
+	/* Thawed: still in its sleep, no freeze item of this freeze left. */
+	EXPECT_EQ('D', proc_state(self->child[0]));
+	snprintf(path, sizeof(path), "/proc/%d/todo", self->child[0]);
+	if (read_str(path, todo, sizeof(todo)) >= 0)
+		EXPECT_EQ(NULL, strstr(todo, "todo_freeze_self"))
+			TH_LOG("%s after the failed freeze: %s", path, todo);
+
+	status = reap_within(self->child[0], REFUSE_MS + 2000);
+	ASSERT_NE(-1, status) TH_LOG("the sleeper did not finish");
+	self->child[0] = 0;
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("writing %s failed", KNOB_SLEEP_UNINT);
+	EXPECT_EQ(0, freeze(_metadata)) TH_LOG("the next freeze failed");
+}
+
+/* The same for a freezable kernel thread that never reaches a checkpoint. */
+TEST_F(scen, stuck_kernel_thread_fails_the_freeze_with_ebusy)
+{
+	long long deadline;
+	int count, tries, gone;
+	struct pstat ps;
+	pid_t pid;
+
+	if (access(KNOB_STUCK_KTHREAD, W_OK))
+		SKIP(return, "no %s (CONFIG_TODO_FREEZER_TEST)", KNOB_STUCK_KTHREAD);
+	find_kthread("todo_stuck", &count);
+	ASSERT_EQ(0, count) TH_LOG("a todo_stuck thread is left from before");
+	ASSERT_EQ(0, save_and_set(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout,
+				  sizeof(self->saved_freeze_timeout), REFUSE_TIMEOUT_MS));
+	ASSERT_EQ(0, write_int(KNOB_STUCK_KTHREAD, REFUSE_MS));
+	for (tries = 0, pid = 0; tries < 100 && !pid; tries++) {
+		pid = find_kthread("todo_stuck", &count);
+		if (!pid)
+			usleep(20000);
+	}
+	ASSERT_NE(0, pid) TH_LOG("no todo_stuck thread");
+	ASSERT_TRUE(wait_state(pid, 'D'));
+
+	expect_refused_freeze(_metadata, "remaining freezable tasks", "todo_stuck", pid);
+
+	/* It sleeps its time out and exits; then freezing works again. */
+	deadline = now_ns() + (REFUSE_MS + 2000) * 1000000LL;
+	while ((gone = read_pstat(pid, &ps) || strcmp(ps.comm, "todo_stuck")) == 0 &&
+	       now_ns() < deadline)
+		usleep(20000);
+	ASSERT_TRUE(gone) TH_LOG("todo_stuck did not exit");
+	EXPECT_EQ(0, freeze(_metadata)) TH_LOG("the next freeze failed");
+}
+
+/*
+ * The settings this program changes, as it found them: restored when it
+ * exits, even after a test was killed on the harness's timeout before its
+ * teardown could run.
+ */
+static pid_t main_pid;
+static struct saved_setting {
+	const char *path;
+	char value[32];
+} saved_settings[] = {
+	{ .path = PM_FREEZE_TIMEOUT }, { .path = HUNG_TIMEOUT },
+	{ .path = HUNG_INTERVAL }, { .path = HUNG_WARNINGS },
+};
+static char saved_freezer[16];
+
+/* While it runs, a freeze that fails gives up after this many ms. */
+#define RUN_FREEZE_TIMEOUT_MS	5000
+
+static void restore_settings(void)
+{
+	unsigned int i;
+
+	if (getpid() != main_pid)
+		return;
+	for (i = 0; i < sizeof(saved_settings) / sizeof(saved_settings[0]); i++)
+		restore_saved(saved_settings[i].path, saved_settings[i].value);
+	write_str(PM_TEST, "none");
+	if (saved_freezer[0])
+		write_str(FREEZER_SELECT, saved_freezer);
+}
+
+static void save_settings(void)
+{
+	char buf[64], *open_bracket, *close_bracket;
+	unsigned int i;
+
+	main_pid = getpid();
+	for (i = 0; i < sizeof(saved_settings) / sizeof(saved_settings[0]); i++) {
+		struct saved_setting *ss = &saved_settings[i];
+
+		if (read_str(ss->path, ss->value, sizeof(ss->value)) < 0)
+			ss->value[0] = 0;
+		ss->value[strcspn(ss->value, "\n")] = 0;
+	}
+	/* "[todo] classic" */
+	if (read_str(FREEZER_SELECT, buf, sizeof(buf)) > 0 &&
+	    (open_bracket = strchr(buf, '[')) && (close_bracket = strchr(open_bracket, ']'))) {
+		*close_bracket = 0;
+		snprintf(saved_freezer, sizeof(saved_freezer), "%s", open_bracket + 1);
+	}
+	atexit(restore_settings);
+}
+
+/*
+ * freeze_scenarios [todo|classic] [harness options]: select the freezer,
+ * then run the harness on the other arguments.
+ */
+int main(int argc, char **argv)
+{
+	char **args = argv;
+
+	save_settings();
+	/*
+	 * The default 20 s would let a test whose freezes fail run into the
+	 * harness's 30 s timeout, which kills it before its teardown.
+	 */
+	if (saved_settings[0].value[0] && atol(saved_settings[0].value) > RUN_FREEZE_TIMEOUT_MS)
+		write_int(PM_FREEZE_TIMEOUT, RUN_FREEZE_TIMEOUT_MS);
+	if (argc > 1 && argv[1][0] != '-') {
+		freezer_name = argv[1];
+		if (strcmp(freezer_name, "todo") && strcmp(freezer_name, "classic")) {
+			fprintf(stderr, "usage: %s [todo|classic] [harness options]\n", argv[0]);
+			return KSFT_FAIL;
+		}
+		freezer_err = select_freezer(freezer_name);
+		/* The harness sees argv[0] and the options after the name. */
+		args = argv + 1;
+		args[0] = argv[0];
+		argc--;
+	}
+	return test_harness_run(argc, args);
+}
