@@ -2,6 +2,7 @@
 #   make run            build the run flavour, boot ./linux, show the guest
 #   make test           build the debug flavour, run every test, print totals
 #   make stress         the same for the freezer stress only, CYCLES=1000
+#   make bench          todo vs classic freeze/thaw latency, SIZES= REPS=
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
 # check-patches.  FLAVOUR=run|test|bench picks the config fragments.
 
@@ -10,7 +11,7 @@ JOB ?= run
 CYCLES ?= 1000
 S := scripts
 
-.PHONY: run test stress deps source config build initramfs boot parse refresh \
+.PHONY: run test stress bench deps source config build initramfs boot parse refresh \
 	check-patches clean distclean help
 
 run:
@@ -23,6 +24,15 @@ test:
 # builds what is needed as make test does.  TIMEOUT= overrides its limit.
 stress:
 	@STRESS_CYCLES=$(CYCLES) $(if $(TIMEOUT),STRESS_TIMEOUT=$(TIMEOUT)) $(S)/test.sh 50-stress
+
+# Freeze/thaw latency per task kind, todo vs classic in one boot of the
+# bench flavour (scripts/bench.sh): SIZES=10,100,1000,4000 REPS=7, also
+# KINDS=spin,pause,pipe,nanosleep,threads SPIN_MAX=100 TIMEOUT=seconds.
+# Results in build/bench/.
+bench:
+	@$(S)/bench.sh $(if $(SIZES),--sizes $(SIZES)) $(if $(REPS),--reps $(REPS)) \
+		$(if $(KINDS),--kinds $(KINDS)) $(if $(SPIN_MAX),--spin-max $(SPIN_MAX)) \
+		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 deps:
 	@$(S)/deps.sh
@@ -62,4 +72,4 @@ distclean:
 	rm -rf build linux vmlinux
 
 help:
-	@sed -n '1,6p' Makefile
+	@sed -n '1,7p' Makefile

@@ -3,7 +3,8 @@
 # The host reads the markers to know which program each TAP block is from.
 # Last, kmemleak is asked for leaks left by everything that ran.
 # The stress programs (stress_*) are left to the stress job (stress.sh),
-# which the host boots separately.
+# which the host boots separately; the bench programs (bench_*) to the
+# bench job (bench.sh, "make bench").
 . "$(dirname "$0")/lib.sh"
 
 # freeze_scenarios runs once per freezer, as freeze_scenarios.todo and
@@ -12,6 +13,7 @@
 for prog in /tests/*; do
 	case ${prog##*/} in
 	stress_*) continue ;;
+	bench_*) continue ;; # make bench only (scripts/guest/bench.sh)
 	freeze_scenarios)
 		for freezer in todo classic; do
 			run_prog "freeze_scenarios.$freezer" "$prog" "$freezer"

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# "make bench": what does the todo freezer cost compared with the classic
+# one?  Builds the bench flavour (same patches, no debug options) and the
+# initramfs, boots ./linux once with the bench job (scripts/guest/bench.sh),
+# which freezes and thaws N tasks of each kind, alternating todo and classic
+# through /sys/power/freezer, and measures the in-kernel floor and the
+# allocations per task; then writes the results to the output directory:
+# results.csv, summary.csv, alloc.csv, table.txt (also printed) and
+# latency.png (gnuplot), with the console log as console.log.
+#
+# Usage: scripts/bench.sh [--sizes 10,100,1000,4000] [--reps 7]
+#          [--kinds spin,pause,pipe,nanosleep,threads] [--spin-max 100]
+#          [--alloc-n 1000] [--out DIR] [--timeout S] [--mem M] [--no-build]
+# Environment: SIZES, REPS, KINDS, SPIN_MAX give the defaults (make bench).
+. "$(dirname "$0")/lib.sh"
+
+ALL_KINDS=spin,pause,pipe,nanosleep,threads
+sizes=${SIZES:-10,100,1000,4000}
+reps=${REPS:-7}
+kinds=${KINDS:-$ALL_KINDS}
+spin_max=${SPIN_MAX:-100}
+alloc_n=1000
+out=$BUILD/bench
+timeout=""
+mem=2G
+do_build=1
+
+usage() { sed -n '/^# Usage:/,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--sizes) sizes=$2; shift 2 ;;
+	--reps) reps=$2; shift 2 ;;
+	--kinds) kinds=$2; shift 2 ;;
+	--spin-max) spin_max=$2; shift 2 ;;
+	--alloc-n) alloc_n=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--no-build) do_build=0; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) die "bench.sh: unknown argument '$1'" "$(usage | head -n 3)" ;;
+	esac
+done
+
+# Check the parameters here: the guest can only fall back to defaults.
+positive() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 must be a positive number, not '$2'"; }
+[[ $sizes =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
+	die "sizes must be a comma-separated list of task counts, not '$sizes'" "e.g. SIZES=10,100,1000"
+for n in ${sizes//,/ }; do
+	[ "$n" -le 8192 ] || die "size $n is too large" "the kernel's floor and the bench take up to 8192 tasks"
+done
+positive reps "$reps"
+positive spin-max "$spin_max"
+positive alloc-n "$alloc_n"
+for k in ${kinds//,/ }; do
+	[[ ,$ALL_KINDS, == *,$k,* ]] || die "unknown task kind '$k'" "kinds are: $ALL_KINDS"
+done
+
+# Rough guest time: creating and reaping tasks, and thawing spinners,
+# which leave the frozen state one per scheduler tick.  Generous.
+estimate_timeout() {
+	local n total=300 k nk
+	nk=$(tr ',' '\n' <<<"$kinds" | grep -vc '^spin$' || true)
+	for n in ${sizes//,/ }; do
+		total=$((total + nk * (n / 20 + 2 * reps * (n / 200 + 1))))
+		if [[ ,$kinds, == *,spin,* ]] && [ "$n" -le "$spin_max" ]; then
+			total=$((total + (2 * reps + 2 + 6) * (n / 50 + 1)))
+		fi
+		total=$((total + reps * (n / 500 + 1)))
+	done
+	echo "$total"
+}
+[ -n "$timeout" ] || timeout=$(estimate_timeout)
+positive timeout "$timeout"
+
+# The console's "bench:" lines as progress, "BENCH error" lines as they come.
+progress() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"bench: "*) info "  ${line#bench: }" ;;
+		"BENCH error"*) printf '[%s]   guest error: %s\n' "$(ts)" "${line#BENCH error }" ;;
+		esac
+	done
+}
+
+main() {
+	local start=$SECONDS log obj rc=0 boot follow
+	obj=$(obj_dir bench)
+	if [ "$do_build" -eq 1 ]; then
+		"$TOP/scripts/deps.sh"
+		"$TOP/scripts/source.sh"
+		"$TOP/scripts/build.sh" bench
+		"$TOP/scripts/initramfs.sh"
+	fi
+	[ -x "$obj/linux" ] || die "no bench kernel at $obj/linux" "build it: make build FLAVOUR=bench"
+	mkdir -p "$out"
+	rm -f "$out"/{results,summary,alloc}.csv "$out"/table.txt "$out"/latency.png "$out"/plot-*.dat
+	log=$out/console.log
+	stage "bench: sizes $sizes, $reps repetitions per freezer, kinds $kinds (spinners up to $spin_max), timeout ${timeout}s"
+	# Follow the console log for progress while the runner boots the
+	# kernel (its own lines go straight to the terminal).
+	rm -f "$log"
+	"$TOP/scripts/boot.sh" --flavour bench --job bench --timeout "$timeout" --mem "$mem" \
+		--show none --log "$log" -- bench_sizes="$sizes" bench_reps="$reps" \
+		bench_kinds="$kinds" bench_spin_max="$spin_max" bench_alloc_n="$alloc_n" &
+	boot=$!
+	tail -n +1 -F --pid="$boot" "$log" 2>/dev/null | progress &
+	follow=$!
+	wait "$boot" && rc=0 || rc=$?
+	wait "$follow" || true
+	case $rc in
+	0) ;;
+	1) info "the bench job reported errors (see above and ${log#"$TOP"/}); writing what it measured" ;;
+	*) die "the bench boot failed (runner exit $rc)" "console log: $log" ;;
+	esac
+	stage "bench: results in ${out#"$TOP"/}/"
+	run python3 "$TOP/scripts/bench_report.py" --log "$log" --out "$out" --vmlinux "$obj/vmlinux"
+	command -v gnuplot >/dev/null || die "no gnuplot: cannot draw latency.png" "run: make deps (package gnuplot-nox)"
+	run gnuplot "$out/latency.gp"
+	[ -s "$out/latency.png" ] || die "gnuplot wrote no $out/latency.png" "see $out/latency.gp"
+	info "wrote ${out#"$TOP"/}/{table.txt,results.csv,summary.csv,alloc.csv,latency.png,console.log} in $((SECONDS - start)) s"
+	return "$rc"
+}
+
+main

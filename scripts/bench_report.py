@@ -1,0 +1,465 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the console log of a bench boot ("make bench") into results.
+
+Reads the "BENCH ..." lines that tests/guest/bench_freeze prints, and the
+bytes the series adds to struct task_struct from the DWARF of vmlinux
+(pahole, else gdb).  Writes to --out:
+
+  results.csv   one row per freeze (and per floor run), as measured
+  summary.csv   per kind, N and freezer: median/min/max, per task, ratios
+  alloc.csv     allocations per task per freeze and thaw, per freezer
+  table.txt     the tables (also printed), memory and the targets
+  latency.gp    the gnuplot script for latency.png, with plot-KIND.dat
+
+Python standard library only.  Re-run on a saved log without booting:
+  scripts/bench_report.py --log build/bench/console.log --out build/bench
+"""
+import argparse
+import csv
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+KINDS = {
+    'spin': 'user-space spinners (busy loop)',
+    'pause': 'interruptible sleep in pause()',
+    'pipe': 'interruptible sleep in read() of an empty pipe',
+    'nanosleep': 'freezable sleep in nanosleep() (classic freezes it in place)',
+    'threads': 'threads of one process, each in pause()',
+}
+KIND_ORDER = list(KINDS)
+FREEZERS = ('todo', 'classic')
+# Kinds the issue's "spinners and interruptible sleepers" targets cover.
+INTERRUPTIBLE = ('spin', 'pause', 'pipe', 'threads')
+# Fields of struct task_struct the series adds.
+FIELDS = ('todo', 'freeze_todo')
+MAX_ADDED_BYTES = 16
+
+POINT_RE = re.compile(r'^BENCH kind=(\S+) n=(\d+) freezer=(\S+) rep=(\d+) '
+                      r'freeze_ns=(\d+) thaw_ns=(\d+) frozen=(\d+) left=(\d+)\s*$')
+FLOOR_RE = re.compile(r'^BENCH floor n=(\d+) rep=(\d+) ns=(\d+)\s*$')
+KV_RE = re.compile(r'(\w+)=(\S+)')
+
+
+def parse_log(path):
+    points, floor, alloc, sites, skips, errors, info, end = [], [], [], [], [], [], {}, None
+    with open(path, errors='replace') as f:
+        for line in f:
+            line = line.rstrip('\r\n')
+            if not line.startswith('BENCH '):
+                continue
+            m = POINT_RE.match(line)
+            if m:
+                points.append(dict(kind=m[1], n=int(m[2]), freezer=m[3], rep=int(m[4]),
+                                   freeze_ns=int(m[5]), thaw_ns=int(m[6]),
+                                   frozen=int(m[7]), left=int(m[8])))
+                continue
+            m = FLOOR_RE.match(line)
+            if m:
+                floor.append(dict(n=int(m[1]), rep=int(m[2]), ns=int(m[3])))
+                continue
+            word = line.split()[1] if len(line.split()) > 1 else ''
+            kv = dict(KV_RE.findall(line))
+            if word == 'alloc' and 'kind' in kv:
+                alloc.append(kv)
+            elif word == 'alloc-site':
+                sites.append(kv)
+            elif word == 'skip':
+                skips.append(kv)
+            elif word == 'error':
+                errors.append(line[len('BENCH error '):])
+            elif word == 'info':
+                info.update(kv)
+            elif word == 'end':
+                end = kv
+    return dict(points=points, floor=floor, alloc=alloc, sites=sites, skips=skips,
+                errors=errors, info=info, end=end)
+
+
+def stats(values):
+    return dict(median=statistics.median(values), min=min(values), max=max(values),
+                reps=len(values))
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def summarise(data):
+    """{(kind, n, freezer): stats of freeze and thaw}, floor {n: stats}."""
+    groups = {}
+    for p in data['points']:
+        groups.setdefault((p['kind'], p['n'], p['freezer']), []).append(p)
+    summ = {}
+    for key, rows in groups.items():
+        summ[key] = dict(freeze=stats([r['freeze_ns'] for r in rows]),
+                         thaw=stats([r['thaw_ns'] for r in rows]),
+                         extra=statistics.median([r['frozen'] - key[1] for r in rows]))
+    floor = {}
+    for n in sorted({f['n'] for f in data['floor']}):
+        floor[n] = stats([f['ns'] for f in data['floor'] if f['n'] == n])
+    return summ, floor
+
+
+def kinds_in(summ):
+    seen = {k for (k, _, _) in summ if k != 'base'}
+    return [k for k in KIND_ORDER if k in seen] + sorted(seen - set(KIND_ORDER))
+
+
+def sizes_of(summ, kind):
+    return sorted({n for (k, n, _) in summ if k == kind})
+
+
+def ratios(summ, floor, kind, n):
+    """todo/classic and todo/floor, freeze and thaw, or None."""
+    t, c, fl = summ.get((kind, n, 'todo')), summ.get((kind, n, 'classic')), floor.get(n)
+    out = {}
+    for what in ('freeze', 'thaw'):
+        tv = t[what]['median'] if t else None
+        out['classic_' + what] = ratio(tv, c[what]['median'] if c else None)
+        out['floor_' + what] = ratio(tv, fl['median'] if fl else None)
+    return out
+
+
+def task_struct_fields(vmlinux):
+    """{'source', 'size', 'fields': {name: (offset, size)}} from DWARF, or
+    {'error': why}."""
+    if not vmlinux or not os.path.exists(vmlinux):
+        return dict(error='no vmlinux at %s' % vmlinux)
+    if shutil.which('pahole'):
+        try:
+            out = subprocess.run(['pahole', '-C', 'task_struct', vmlinux], check=True,
+                                 capture_output=True, text=True, timeout=300).stdout
+        except (subprocess.SubprocessError, OSError) as e:
+            out, why = '', 'pahole failed: %s' % e
+        fields = {}
+        for name in FIELDS:
+            m = re.search(r'[\s*]%s;\s*/\*\s*(\d+)\s+(\d+)\s*\*/' % re.escape(name), out)
+            if m:
+                fields[name] = (int(m[1]), int(m[2]))
+        size = re.search(r'/\* size: (\d+),', out)
+        if fields:
+            return dict(source='pahole', size=int(size[1]) if size else None, fields=fields)
+        why = 'pahole found no %s in struct task_struct' % '/'.join(FIELDS)
+    else:
+        why = 'no pahole (Debian package dwarves)'
+    if shutil.which('gdb'):
+        try:
+            out = subprocess.run(['gdb', '-batch', '-nx', '-ex', 'ptype/o struct task_struct',
+                                  vmlinux], check=True, capture_output=True, text=True,
+                                 timeout=600).stdout
+        except (subprocess.SubprocessError, OSError) as e:
+            return dict(error='%s; gdb failed: %s' % (why, e))
+        fields, stack = {}, []
+        for line in out.splitlines():
+            m = re.match(r'\s*/\*\s*(\d+)(?::\s*\d+)?\s*\|\s*(\d+)\s*\*/\s*(.*)$', line)
+            if m and m[3].rstrip().endswith('{'):
+                stack.append((int(m[1]), int(m[2])))
+                continue
+            if m:
+                name = re.search(r'(\w+)(\[\d*\])*;\s*$', m[3])
+                if name and name[1] in FIELDS and not stack:
+                    fields[name[1]] = (int(m[1]), int(m[2]))
+                continue
+            m = re.match(r'\s*}\s*(\w*);', line)
+            if m and stack:
+                off, size = stack.pop()
+                if m[1] in FIELDS and not stack:
+                    fields[m[1]] = (off, size)
+        # the last total is the struct's own
+        size = re.findall(r'total size \(bytes\):\s*(\d+)', out)
+        if fields:
+            return dict(source='gdb ptype/o', size=int(size[-1]) if size else None,
+                        fields=fields)
+        return dict(error='%s; gdb ptype/o shows no %s' % (why, '/'.join(FIELDS)))
+    return dict(error=why + '; no gdb either')
+
+
+def fmt_us(ns):
+    return '%.1f' % (ns / 1e3)
+
+
+def fmt_ratio(r):
+    if r is None:
+        return '-'
+    return '%.2f' % r if r < 100 else '%.0f' % r
+
+
+def write_csvs(out, data, summ, floor):
+    with open(os.path.join(out, 'results.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['kind', 'n', 'freezer', 'rep', 'freeze_ns', 'thaw_ns', 'frozen', 'left'])
+        for p in data['points']:
+            w.writerow([p['kind'], p['n'], p['freezer'], p['rep'], p['freeze_ns'],
+                        p['thaw_ns'], p['frozen'], p['left']])
+        for fl in data['floor']:
+            w.writerow(['floor', fl['n'], 'floor', fl['rep'], fl['ns'], '', '', ''])
+    with open(os.path.join(out, 'summary.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['kind', 'n', 'freezer', 'reps',
+                    'freeze_median_ns', 'freeze_min_ns', 'freeze_max_ns', 'freeze_us_per_task',
+                    'thaw_median_ns', 'thaw_min_ns', 'thaw_max_ns', 'thaw_us_per_task',
+                    'todo_classic_freeze', 'todo_classic_thaw',
+                    'todo_floor_freeze', 'todo_floor_thaw', 'extra_tasks'])
+        for kind in ['base'] + kinds_in(summ):
+            for n in sizes_of(summ, kind):
+                r = ratios(summ, floor, kind, n)
+                for fz in FREEZERS:
+                    s = summ.get((kind, n, fz))
+                    if not s:
+                        continue
+                    fr, th = s['freeze'], s['thaw']
+                    per = (lambda v: '%.3f' % (v / 1e3 / n)) if n else (lambda v: '')
+                    rr = [fmt_ratio(r[k]) if fz == 'todo' else '' for k in
+                          ('classic_freeze', 'classic_thaw', 'floor_freeze', 'floor_thaw')]
+                    w.writerow([kind, n, fz, fr['reps'], fr['median'], fr['min'], fr['max'],
+                                per(fr['median']), th['median'], th['min'], th['max'],
+                                per(th['median'])] + [x if x != '-' else '' for x in rr] +
+                               [s['extra']])
+        for n, s in floor.items():
+            w.writerow(['floor', n, 'floor', s['reps'], s['median'], s['min'], s['max'],
+                        '%.3f' % (s['median'] / 1e3 / n), '', '', '', '', '', '', '', '', ''])
+    with open(os.path.join(out, 'alloc.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['kind', 'n', 'freezer', 'events', 'base_events', 'per_task', 'status'])
+        for a in data['alloc']:
+            w.writerow([a.get('kind'), a.get('n'), a.get('freezer'), a.get('events', ''),
+                        a.get('base', ''), a.get('per_task', ''), a.get('status', 'ok')])
+
+
+def table(data, summ, floor, mem):
+    L = []
+    info = data['info']
+    L.append('Freezer bench: kernel %s, %s repetitions per freezer and point, alternating '
+             'todo and classic in one boot' % (info.get('release', '?'), info.get('reps', '?')))
+    L.append('Latencies measured in the kernel (CONFIG_FREEZER_BENCH): freeze = '
+             'freeze_processes() start to last user task frozen;')
+    L.append('thaw = thaw_processes() start to last user task out of the frozen state. '
+             'Times in us; us/task = median / N.')
+    L.append('floor = waking N sleeping kernel threads one by one until each has run '
+             '(the least per-task work a freezer that runs code in every task can do).')
+    L.append('Ratios (on todo rows): todo median / classic median, todo median / floor median '
+             'at the same N, freeze and thaw.')
+    b = [(fz, summ.get(('base', 0, fz))) for fz in FREEZERS]
+    if all(s for _, s in b):
+        L.append('No extra tasks (the guest\'s own %d): freeze todo %s us, classic %s us; '
+                 'thaw todo %s us, classic %s us (medians).' % (
+                     b[0][1]['extra'], fmt_us(b[0][1]['freeze']['median']),
+                     fmt_us(b[1][1]['freeze']['median']), fmt_us(b[0][1]['thaw']['median']),
+                     fmt_us(b[1][1]['thaw']['median'])))
+    hdr = ('%6s %-8s %4s | %10s %10s %10s %8s | %10s %10s %10s %8s | %-15s | %-15s'
+           % ('N', 'freezer', 'reps', 'freeze med', 'min', 'max', 'us/task',
+              'thaw med', 'min', 'max', 'us/task', 'todo/classic', 'todo/floor'))
+    sub = '%6s %-8s %4s | %10s %10s %10s %8s | %10s %10s %10s %8s | %7s %7s | %7s %7s' % (
+        '', '', '', '', '', '', '', '', '', '', '', 'freeze', 'thaw', 'freeze', 'thaw')
+    for kind in kinds_in(summ):
+        L.append('')
+        L.append('== %s: %s' % (kind, KINDS.get(kind, '')))
+        L.append(hdr)
+        L.append(sub)
+        for n in sizes_of(summ, kind):
+            r = ratios(summ, floor, kind, n)
+            for fz in FREEZERS:
+                s = summ.get((kind, n, fz))
+                if not s:
+                    L.append('%6d %-8s %4s | (no data)' % (n, fz, 0))
+                    continue
+                fr, th = s['freeze'], s['thaw']
+                rr = (r['classic_freeze'], r['classic_thaw'], r['floor_freeze'],
+                      r['floor_thaw']) if fz == 'todo' else (None,) * 4
+                L.append('%6d %-8s %4d | %10s %10s %10s %8.2f | %10s %10s %10s %8.2f | '
+                         '%7s %7s | %7s %7s' % (
+                             n, fz, fr['reps'], fmt_us(fr['median']), fmt_us(fr['min']),
+                             fmt_us(fr['max']), fr['median'] / 1e3 / n, fmt_us(th['median']),
+                             fmt_us(th['min']), fmt_us(th['max']), th['median'] / 1e3 / n,
+                             *(fmt_ratio(x) if fz == 'todo' else '' for x in rr)))
+            fl = floor.get(n)
+            if fl:
+                L.append('%6d %-8s %4d | %10s %10s %10s %8.2f |' % (
+                    n, 'floor', fl['reps'], fmt_us(fl['median']), fmt_us(fl['min']),
+                    fmt_us(fl['max']), fl['median'] / 1e3 / n))
+    for s in data['skips']:
+        L.append('skipped: %s n=%s (%s)' % (s.get('kind'), s.get('n'), s.get('reason')))
+
+    L.append('')
+    L.append('== memory')
+    if 'error' in mem:
+        L.append('struct task_struct: not read (%s)' % mem['error'])
+        added = None
+    else:
+        added = sum(sz for _, sz in mem['fields'].values())
+        L.append('struct task_struct (%s): %s; %d bytes added per task%s' % (
+            mem['source'], ', '.join('%s %d bytes at offset %d' % (name, sz, off)
+                                     for name, (off, sz) in sorted(mem['fields'].items())),
+            added, ', struct size %d' % mem['size'] if mem.get('size') else ''))
+    allocs = {}
+    for a in data['alloc']:
+        allocs.setdefault(a.get('kind'), {})[a.get('freezer')] = a
+    for kind in [k for k in KIND_ORDER if k in allocs] + sorted(set(allocs) - set(KIND_ORDER)):
+        a = allocs[kind]
+        parts = []
+        for fz in FREEZERS:
+            x = a.get(fz)
+            if not x:
+                continue
+            if x.get('status'):
+                parts.append('%s not counted (%s)' % (fz, x['status']))
+            else:
+                parts.append('%s %s (%s events, %s without the tasks)' % (
+                    fz, x.get('per_task'), x.get('events'), x.get('base')))
+        n = next(iter(a.values())).get('n')
+        L.append('allocations per task per freeze+thaw, %s n=%s: %s' % (kind, n, '; '.join(parts)))
+    for s in data['sites']:
+        L.append('  extra allocations: %s %s n=%s: %s x%s' % (
+            s.get('freezer'), s.get('kind'), s.get('n'), s.get('site'), s.get('extra')))
+
+    L.append('')
+    L.append('== targets (reported, not asserted)')
+    L.extend(targets(summ, floor, data, added))
+    if data['errors']:
+        L.append('')
+        L.append('== errors in the guest')
+        L.extend('  ' + e for e in data['errors'])
+    if data['end'] is None:
+        L.append('')
+        L.append('warning: the log has no "BENCH end" line: the bench did not finish')
+    return '\n'.join(line.rstrip() for line in L) + '\n'
+
+
+def targets(summ, floor, data, added):
+    L = []
+
+    def check(ok, text):
+        L.append('%-7s %s' % ('met' if ok else 'MISSED', text) if ok is not None
+                 else '%-7s %s' % ('n/a', text))
+
+    kinds = kinds_in(summ)
+    worst = []
+    for kind in kinds:
+        for n in sizes_of(summ, kind):
+            r = ratios(summ, floor, kind, n)['classic_freeze']
+            if kind in INTERRUPTIBLE and r is not None:
+                worst.append((r, kind, n))
+    if worst:
+        r, k, n = max(worst)
+        check(r <= 1.0, 'todo/classic freeze <= 1.0, spinners and interruptible sleepers, '
+              'every N: worst %.2f (%s n=%d)' % (r, k, n))
+        at = [(x, k, n) for x, k, n in worst if n == 1000]
+        if at:
+            r, k, n = max(at)
+            check(r <= 0.9, 'todo/classic freeze <= 0.9 at N = 1000: worst %.2f (%s)' % (r, k))
+        else:
+            check(None, 'todo/classic freeze <= 0.9 at N = 1000: N = 1000 not measured')
+    else:
+        check(None, 'todo/classic freeze <= 1.0: no spinner or interruptible sleeper measured')
+    fl = []
+    for kind in kinds:
+        for n in sizes_of(summ, kind):
+            r = ratios(summ, floor, kind, n)['floor_freeze']
+            if r is not None:
+                fl.append((r, kind, n))
+    if fl:
+        r, k, n = max(fl)
+        check(r <= 2.0, 'todo freeze within 2x the floor, every kind and N: worst %.2f '
+              '(%s n=%d)' % (r, k, n))
+    else:
+        check(None, 'todo freeze within 2x the floor: no floor measured')
+    ns = [(ratios(summ, floor, 'nanosleep', n)['classic_freeze'], n)
+          for n in sizes_of(summ, 'nanosleep')]
+    if ns:
+        L.append('info    freezable sleep (nanosleep), which classic freezes in place without '
+                 'waking: todo/classic freeze %s' % ', '.join(
+                     '%s at n=%d' % (fmt_ratio(r), n) for r, n in ns))
+    todo_alloc = [a for a in data['alloc'] if a.get('freezer') == 'todo']
+    counted = [a for a in todo_alloc if 'per_task' in a]
+    if counted:
+        m = max(float(a['per_task']) for a in counted)
+        check(round(m, 2) <= 0.0, '0 allocations per task per freeze (todo): at most %.2f' % m)
+    else:
+        why = todo_alloc[0].get('status', 'not run') if todo_alloc else 'not run'
+        check(None, '0 allocations per task per freeze (todo): not counted (%s)' % why)
+    if added is not None:
+        check(added <= MAX_ADDED_BYTES, 'at most %d bytes added to struct task_struct: %d'
+              % (MAX_ADDED_BYTES, added))
+    else:
+        check(None, 'at most %d bytes added to struct task_struct: not read'
+              % MAX_ADDED_BYTES)
+    return L
+
+
+def plot(out, summ, floor):
+    """plot-KIND.dat files and latency.gp; returns the script path."""
+    kinds = kinds_in(summ)
+    all_n = sorted({n for k in kinds for n in sizes_of(summ, k)} | set(floor))
+    for kind in kinds:
+        with open(os.path.join(out, 'plot-%s.dat' % kind), 'w') as f:
+            f.write('# N todo_med todo_min todo_max classic_med classic_min classic_max '
+                    'floor_med todo_thaw_med classic_thaw_med (us)\n')
+            for n in sizes_of(summ, kind):
+                row = [n]
+                for fz in FREEZERS:
+                    s = summ.get((kind, n, fz))
+                    row += ([s['freeze'][k] / 1e3 for k in ('median', 'min', 'max')]
+                            if s else ['NaN'] * 3)
+                row.append(floor[n]['median'] / 1e3 if n in floor else 'NaN')
+                for fz in FREEZERS:
+                    s = summ.get((kind, n, fz))
+                    row.append(s['thaw']['median'] / 1e3 if s else 'NaN')
+                f.write(' '.join(str(x) for x in row) + '\n')
+    cols = 3 if len(kinds) > 4 else 2 if len(kinds) > 1 else 1
+    rows = (len(kinds) + cols - 1) // cols
+    gp = os.path.join(out, 'latency.gp')
+    with open(gp, 'w') as f:
+        f.write('# gnuplot %s  (written by scripts/bench_report.py)\n' % gp)
+        f.write('set terminal pngcairo size %d,%d font "Sans,10"\n' % (520 * cols, 420 * rows))
+        f.write('set output "%s"\n' % os.path.join(out, 'latency.png'))
+        f.write('set datafile missing "NaN"\n')
+        f.write('set logscale xy\nset grid\nset key top left font ",8"\n')
+        f.write('set xrange [%g:%g]\n' % (all_n[0] / 2, all_n[-1] * 2) if all_n else '')
+        f.write('set xlabel "tasks (N)"\nset ylabel "latency (us)"\n')
+        f.write('set multiplot layout %d,%d title "Freeze and thaw latency in the kernel, '
+                'todo vs classic vs floor (median, bars min..max)"\n' % (rows, cols))
+        for kind in kinds:
+            d = os.path.join(out, 'plot-%s.dat' % kind)
+            f.write('set title "%s: %s"\n' % (kind, KINDS.get(kind, kind).replace('"', "'")))
+            f.write('plot "%s" using 1:2:3:4 with yerrorlines lw 2 lc rgb "#d62728" '
+                    'title "todo freeze", \\\n' % d)
+            f.write('  "" using 1:5:6:7 with yerrorlines lw 2 lc rgb "#1f77b4" '
+                    'title "classic freeze", \\\n')
+            f.write('  "" using 1:8 with linespoints lw 2 dt 2 lc rgb "black" '
+                    'title "floor", \\\n')
+            f.write('  "" using 1:9 with linespoints lw 1.5 dt 3 lc rgb "#d62728" '
+                    'title "todo thaw", \\\n')
+            f.write('  "" using 1:10 with linespoints lw 1.5 dt 3 lc rgb "#1f77b4" '
+                    'title "classic thaw"\n')
+        f.write('unset multiplot\n')
+    return gp
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--log', required=True, help='console log of the bench boot')
+    ap.add_argument('--out', required=True, help='directory for the results')
+    ap.add_argument('--vmlinux', help='vmlinux with DWARF, for struct task_struct')
+    args = ap.parse_args()
+    data = parse_log(args.log)
+    if not data['points']:
+        sys.exit('error: no "BENCH kind=..." lines in %s: the bench measured nothing%s' % (
+            args.log, ''.join('\n  guest: ' + e for e in data['errors'])))
+    os.makedirs(args.out, exist_ok=True)
+    summ, floor = summarise(data)
+    mem = task_struct_fields(args.vmlinux)
+    write_csvs(args.out, data, summ, floor)
+    text = table(data, summ, floor, mem)
+    with open(os.path.join(args.out, 'table.txt'), 'w') as f:
+        f.write(text)
+    plot(args.out, summ, floor)
+    sys.stdout.write(text)
+
+
+if __name__ == '__main__':
+    main()

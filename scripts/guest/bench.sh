@@ -1,0 +1,98 @@
+#!/bin/sh
+# "make bench": freeze/thaw latency per task kind and size, todo against
+# classic in this one boot, the in-kernel floor, and allocations per task.
+# Parameters from the kernel command line (scripts/bench.sh sets them):
+#   bench_sizes=10,100,1000,4000   tasks per measurement point
+#   bench_reps=7                   freezes per freezer and point
+#   bench_kinds=spin,pause,pipe,nanosleep,threads
+#   bench_spin_max=100             larger sizes are skipped for spinners
+#   bench_alloc_n=1000             tasks for the allocation count (at most
+#                                  the largest size measured for the kind)
+# Prints "BENCH ..." lines for the host and "bench: ..." progress lines;
+# tests/guest/bench_freeze does the measuring.
+
+# param NAME DEFAULT: NAME=... from the kernel command line, or DEFAULT.
+param() {
+	value=$2
+	read -r cmdline </proc/cmdline
+	for arg in $cmdline; do
+		case $arg in "$1"=*) value=${arg#*=} ;; esac
+	done
+	echo "$value"
+}
+
+# number NAME VALUE DEFAULT: VALUE if it is a positive integer.
+number() {
+	case $2 in
+	'' | *[!0-9]* | 0)
+		echo "bench: $1=$2 is not a positive number; using $3" >&2
+		echo "$3" ;;
+	*) echo "$2" ;;
+	esac
+}
+
+sizes=$(param bench_sizes 10,100,1000,4000)
+reps=$(number bench_reps "$(param bench_reps 7)" 7)
+kinds=$(param bench_kinds spin,pause,pipe,nanosleep,threads)
+spin_max=$(number bench_spin_max "$(param bench_spin_max 100)" 100)
+alloc_n=$(number bench_alloc_n "$(param bench_alloc_n 1000)" 1000)
+B=/tests/bench_freeze
+rc=0
+start=$(cut -d' ' -f1 /proc/uptime)
+
+echo "BENCH info release=$(uname -r) sizes=$sizes reps=$reps kinds=$kinds spin_max=$spin_max alloc_n=$alloc_n"
+if [ ! -r /sys/kernel/debug/freezer_bench/last ] || [ ! -w /sys/power/freezer ]; then
+	echo "BENCH error this kernel has no /sys/kernel/debug/freezer_bench or no /sys/power/freezer: build the bench flavour (make build FLAVOUR=bench)"
+	exit 1
+fi
+
+# Info messages (each freeze logs about ten) would go out through the
+# console inside the measured freeze; warnings and worse still show.
+echo 5 >/proc/sys/kernel/printk
+
+sizes=$(echo "$sizes" | tr ',' ' ')
+kinds=$(echo "$kinds" | tr ',' ' ')
+
+# The fixed cost: the guest's own few tasks, nothing else.
+echo "bench: base (no extra tasks): $reps freezes per freezer"
+$B base "$reps" || rc=1
+
+for kind in $kinds; do
+	for n in $sizes; do
+		if [ "$kind" = spin ] && [ "$n" -gt "$spin_max" ]; then
+			echo "BENCH skip kind=$kind n=$n reason=bench_spin_max=$spin_max"
+			echo "bench: $kind n=$n skipped (bench_spin_max=$spin_max)"
+			continue
+		fi
+		echo "bench: $kind n=$n: $reps freezes per freezer, alternating todo and classic"
+		$B point "$kind" "$n" "$reps" || rc=1
+	done
+done
+
+# The floor last: its kernel threads stay, and would lengthen every later
+# walk of the task list.
+for n in $sizes; do
+	echo "bench: floor n=$n: $reps runs"
+	$B floor "$n" "$reps" || rc=1
+done
+
+# Allocations: the largest size measured for the kind, up to bench_alloc_n.
+for kind in $kinds; do
+	an=0
+	for n in $sizes; do
+		[ "$n" -le "$alloc_n" ] || continue
+		[ "$kind" != spin ] || [ "$n" -le "$spin_max" ] || continue
+		[ "$n" -le "$an" ] || an=$n
+	done
+	if [ "$an" -eq 0 ]; then
+		echo "bench: $kind: no size up to $alloc_n to count allocations with"
+		continue
+	fi
+	echo "bench: $kind n=$an: counting allocations"
+	$B alloc "$kind" "$an" || rc=1
+done
+
+echo todo >/sys/power/freezer
+end=$(cut -d' ' -f1 /proc/uptime)
+echo "BENCH end rc=$rc guest_s=$(awk "BEGIN { printf \"%.0f\", $end - $start }")"
+exit $rc
