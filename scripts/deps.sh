@@ -12,6 +12,8 @@ PACKAGES=(
 	python3-ply python3-git # checkpatch's SPDX licence check (spdxcheck.py)
 	ccache # incremental rebuilds across object dirs
 	procps util-linux # pgrep, setsid, findmnt for the boot runner
+	strace # make trace: host syscalls of ./linux
+	uml-utilities # uml_mconsole: the mconsole commands from the host
 	dwarves gnuplot-nox # make bench: pahole on vmlinux, the latency plot
 )
 

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The mconsole commands freeze, thaw and todo, from the host with
+# uml_mconsole (uml-utilities): bad arguments and wrong states get an error
+# reply and change nothing; freeze really stops a spinning guest task (the
+# guest CPU, read with mconsole "proc stat", goes idle) and thaw restarts it.
+. "$(dirname "$0")/lib.sh"
+
+log=$LOGS/mconsole.log
+if ! command -v uml_mconsole >/dev/null; then
+	fail "mconsole: uml_mconsole is installed (run scripts/deps.sh)"
+	exit 0
+fi
+rm -f "$log"	# or the wait below reads the last run's log
+"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job idle --timeout 120 --show none \
+	--log "$log" -- kunit.enable=0 idle_seconds=30 >"$log.runner" 2>&1 &
+boot=$!
+sock=$BUILD/uml/todo-idle-$boot/mconsole
+# Up to 90 s: boot, then the guest prints the pids.  The guest powers off
+# idle_seconds after that, which is plenty for the checks below.
+for _ in $(seq 180); do grep -q '^TODO-READY' "$log" 2>/dev/null && break; sleep 0.5; done
+spinner=$(sed -n 's/^TODO-SPINNER: //p' "$log")
+
+# uml_mconsole warns on stderr that it looked for the socket under ~/.uml first.
+mc() { uml_mconsole "$sock" "$@" 2>/dev/null || true; }
+# It exits non-zero on an ERR reply, which the checks expect now and then.
+# check NAME EXPECTED-REGEX COMMAND...: one reply, matched in full.
+check() {
+	local name=$1 want=$2 got
+	shift 2
+	got=$(mc "$@")
+	if [[ $got =~ ^$want$ ]]; then pass "mconsole: $name"; else
+		fail "mconsole: $name (wanted /$want/, got '$got')"
+	fi
+}
+# busy_ticks: user+nice+system ticks of the guest's CPU, from mconsole
+# "proc stat" (the reply is "OK " and a newline, then the file).  Reading
+# /proc/<pid>/stat that way fails on UML 6.12, so watch the whole CPU: the
+# spinner keeps it busy unless it is frozen.
+busy_ticks() { mc proc stat | awk '$1 == "cpu" { print $2 + $3 + $4 }'; }
+# spinning NAME yes|no: is the guest CPU busy over one second (HZ=100)?
+spinning() {
+	local a b
+	a=$(busy_ticks)
+	sleep 1
+	b=$(busy_ticks)
+	if [ -z "$a" ] || [ -z "$b" ]; then
+		fail "mconsole: $1 (mconsole proc stat gave no cpu line)"
+	elif { [ "$2" = yes ] && [ $((b - a)) -ge 50 ]; } ||
+		{ [ "$2" = no ] && [ $((b - a)) -le 10 ]; }; then
+		pass "mconsole: $1 ($((b - a)) busy ticks in 1 s)"
+	else
+		fail "mconsole: $1 ($((b - a)) busy ticks in 1 s)"
+	fi
+}
+
+if [ -z "$spinner" ] || [ ! -S "$sock" ]; then
+	fail "mconsole: the guest came up with its socket at $sock" "$log"
+else
+	check "todo with a bad pid is refused" 'ERR Usage: todo \[pid\]' todo abc
+	check "todo for a missing pid is refused" 'ERR No such pid' todo 99999
+	check "thaw while not frozen is refused" 'ERR Not frozen' thaw
+	check "freeze with an argument is refused" 'ERR freeze takes no argument' freeze now
+	spinning "a spinner runs before the freeze" yes
+	check "freeze freezes user space" 'OK user space frozen \(todo freezer\)' freeze
+	check "a second freeze is refused" 'ERR Already frozen' freeze
+	spinning "the spinner stands still while frozen" no
+	check "todo lists nothing pending while frozen (the items ran)" \
+		'OK no task has todo items pending' todo
+	check "todo for one task" "OK $spinner [^ ]+ nothing pending" todo "$spinner"
+	check "thaw thaws" 'OK user space thawed' thaw
+	spinning "the spinner runs again after the thaw" yes
+fi
+wait "$boot" && rc=0 || rc=$?
+python3 "$TOP/scripts/parse_console.py" --no-kunit "$log" | grep '^ok - kernel\|^not ok - kernel\|^#' || true
+[ "$rc" -eq 0 ] && pass "mconsole: the guest ran on and powered off" ||
+	fail "mconsole: the guest ran on and powered off (runner exit $rc)" "$log.runner"
