@@ -13,6 +13,7 @@
 for prog in /tests/*; do
 	case ${prog##*/} in
 	stress_*) continue ;;
+	suspend_rtc) continue ;; # one per boot: the rtc job (rtc.sh)
 	bench_*) continue ;; # make bench only (scripts/guest/bench.sh)
 	freeze_scenarios)
 		for freezer in todo classic; do
