@@ -3,6 +3,7 @@
 #   make test           build the debug flavour, run every test, print totals
 #   make stress         the same for the freezer stress only, CYCLES=1000
 #   make bench          todo vs classic freeze/thaw latency, SIZES= REPS=
+#   make trace          host syscalls of ./linux in and out of a freeze (strace)
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
 # check-patches.  FLAVOUR=run|test|bench picks the config fragments.
 
@@ -11,7 +12,7 @@ JOB ?= run
 CYCLES ?= 1000
 S := scripts
 
-.PHONY: run test stress bench deps source config build initramfs boot parse refresh \
+.PHONY: run test stress bench trace deps source config build initramfs boot parse refresh \
 	check-patches clean distclean help
 
 run:
@@ -32,6 +33,14 @@ stress:
 bench:
 	@$(S)/bench.sh $(if $(SIZES),--sizes $(SIZES)) $(if $(REPS),--reps $(REPS)) \
 		$(if $(KINDS),--kinds $(KINDS)) $(if $(SPIN_MAX),--spin-max $(SPIN_MAX)) \
+		$(if $(TIMEOUT),--timeout $(TIMEOUT))
+
+# Host syscalls of the main UML process (strace) inside each freeze window,
+# todo vs classic, and outside (scripts/trace.sh); no build: the FLAVOUR
+# kernel must exist.  ATTACH=1 attaches after boot instead of starting
+# ./linux under strace; TIMEOUT=seconds.  Results in build/trace/.
+trace:
+	@$(S)/trace.sh --flavour $(FLAVOUR) $(if $(ATTACH),--attach) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 deps:
@@ -72,4 +81,4 @@ distclean:
 	rm -rf build linux vmlinux
 
 help:
-	@sed -n '1,7p' Makefile
+	@sed -n '/^$$/q;p' Makefile

@@ -6,7 +6,10 @@
 # group; afterwards no UML host process may be left behind.
 #
 # Usage: scripts/boot.sh [--flavour F] [--job JOB] [--timeout S] [--mem M]
-#                        [--show all|guest|none] [--log FILE] [-- KERNEL-ARGS...]
+#                        [--show all|guest|none] [--log FILE] [--wrap PROG]
+#                        [-- KERNEL-ARGS...]
+# --wrap PROG runs "PROG ./linux ARGS..." instead of ./linux (scripts/trace.sh
+# runs it under strace this way); PROG must stay in the process group.
 # Exit: the guest's status; 124 timeout; 125 no exit line; 126 host problem.
 . "$(dirname "$0")/lib.sh"
 
@@ -14,7 +17,7 @@ EXIT_TAG="TODO-EXIT:"   # printed by the guest init right before poweroff
 INIT_TAG="TODO-INIT:"   # first line the guest init prints
 
 flavour=$(cat "$BUILD/LAST_FLAVOUR" 2>/dev/null || echo run)
-job=run timeout=120 mem=512M show=guest log="" extra=()
+job=run timeout=120 mem=512M show=guest log="" wrap=() extra=()
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -24,6 +27,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--show) show=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
+	--wrap) wrap=("$2"); shift 2 ;;
 	--) shift; extra=("$@"); break ;;
 	*) die "boot.sh: unknown argument '$1'" "see the usage at the top of scripts/boot.sh" ;;
 	esac
@@ -73,7 +77,7 @@ args=(mem="$mem" initrd="$initrd" uml_dir="$BUILD/uml" umid="$umid"
 	con=null ssl=null con0=fd:0,fd:1 guest="$job" "${extra[@]}")
 
 info "booting $flavour kernel, job '$job', timeout ${timeout}s, console log ${log#"$TOP"/}"
-show_cmd "$linux" "${args[@]}"
+show_cmd "${wrap[@]}" "$linux" "${args[@]}"
 # UML polls its console fds, and epoll refuses regular files: the console
 # goes through a FIFO to a writer that also drops the CRs of the tty layer.
 fifo=$BUILD/uml/$umid.console
@@ -90,8 +94,9 @@ rm -f "$input"
 mkfifo "$input"
 exec {hold}<>"$input"
 # A background child of a script is not a process-group leader, so setsid
-# does not fork: $! is the kernel's pid and the id of its own process group.
-setsid "$linux" "${args[@]}" <"$input" >"$fifo" 2>&1 {hold}>&- &
+# does not fork: $! is the kernel's pid (or the --wrap program's) and the id
+# of its own process group.
+setsid "${wrap[@]}" "$linux" "${args[@]}" <"$input" >"$fifo" 2>&1 {hold}>&- &
 pid=$!
 
 # The viewer follows the writer, which ends only once the console is drained.
