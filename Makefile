@@ -4,6 +4,7 @@
 #   make stress         the same for the freezer stress only, CYCLES=1000
 #   make bench          todo vs classic freeze/thaw latency, SIZES= REPS=
 #   make trace          host syscalls of ./linux in and out of a freeze (strace)
+#   make demo           narrated freeze/thaw of four workloads, both freezers
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
 # check-patches.  FLAVOUR=run|test|bench picks the config fragments.
 
@@ -12,7 +13,7 @@ JOB ?= run
 CYCLES ?= 1000
 S := scripts
 
-.PHONY: run test stress bench trace deps source config build initramfs boot parse refresh \
+.PHONY: run test stress bench trace demo deps source config build initramfs boot parse refresh \
 	check-patches clean distclean help
 
 run:
@@ -42,6 +43,11 @@ bench:
 trace:
 	@$(S)/trace.sh --flavour $(FLAVOUR) $(if $(ATTACH),--attach) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
+
+# Builds like "make run" (FLAVOUR=run), boots, and drives the freezes from
+# the host with uml_mconsole (scripts/demo.sh).
+demo:
+	@FLAVOUR=$(FLAVOUR) $(S)/demo.sh
 
 deps:
 	@$(S)/deps.sh

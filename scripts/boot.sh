@@ -84,7 +84,7 @@ fifo=$BUILD/uml/$umid.console
 rm -f "$fifo"
 mkfifo "$fifo"
 : >"$log"
-tr -d '\r' <"$fifo" >"$log" &
+stdbuf -oL tr -d '\r' <"$fifo" >"$log" & # line by line: tests read it live
 writer=$!
 # Console input: UML adds its input fd to epoll, which refuses /dev/null and
 # regular files (and CI's stdin).  Give it a FIFO that this script holds

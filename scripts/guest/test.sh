@@ -15,6 +15,7 @@ for prog in /tests/*; do
 	stress_*) continue ;;
 	suspend_rtc) continue ;; # one per boot: the rtc job (rtc.sh)
 	bench_*) continue ;; # make bench only (scripts/guest/bench.sh)
+	demo_*) continue ;; # make demo only (scripts/guest/demo.sh)
 	freeze_scenarios)
 		for freezer in todo classic; do
 			run_prog "freeze_scenarios.$freezer" "$prog" "$freezer"

@@ -59,14 +59,14 @@ else
 	check "todo with a bad pid is refused" 'ERR Usage: todo \[pid\]' todo abc
 	check "todo for a missing pid is refused" 'ERR No such pid' todo 99999
 	check "thaw while not frozen is refused" 'ERR Not frozen' thaw
-	check "freeze with an argument is refused" 'ERR freeze takes no argument' freeze now
+	check "freeze with a bad argument is refused" 'ERR Usage: freeze \[todo\|classic\]' freeze now
 	spinning "a spinner runs before the freeze" yes
 	check "freeze freezes user space" 'OK user space frozen \(todo freezer\)' freeze
 	check "a second freeze is refused" 'ERR Already frozen' freeze
 	spinning "the spinner stands still while frozen" no
 	check "todo lists nothing pending while frozen (the items ran)" \
 		'OK no task has todo items pending' todo
-	check "todo for one task" "OK $spinner [^ ]+ nothing pending" todo "$spinner"
+	check "todo for one task shows it frozen" "OK $spinner [^ ]+ frozen: nothing pending" todo "$spinner"
 	check "thaw thaws" 'OK user space thawed' thaw
 	spinning "the spinner runs again after the thaw" yes
 fi
