@@ -81,7 +81,8 @@ def parse_log(path):
 
 
 def stats(values):
-    return dict(median=statistics.median(values), min=min(values), max=max(values),
+    # ns: a median of an even count is rounded to whole ns
+    return dict(median=round(statistics.median(values)), min=min(values), max=max(values),
                 reps=len(values))
 
 
@@ -98,7 +99,7 @@ def summarise(data):
     for key, rows in groups.items():
         summ[key] = dict(freeze=stats([r['freeze_ns'] for r in rows]),
                          thaw=stats([r['thaw_ns'] for r in rows]),
-                         extra=statistics.median([r['frozen'] - key[1] for r in rows]))
+                         extra='%g' % statistics.median([r['frozen'] - key[1] for r in rows]))
     floor = {}
     for n in sorted({f['n'] for f in data['floor']}):
         floor[n] = stats([f['ns'] for f in data['floor'] if f['n'] == n])
@@ -191,7 +192,7 @@ def fmt_ratio(r):
 
 def write_csvs(out, data, summ, floor):
     with open(os.path.join(out, 'results.csv'), 'w', newline='') as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator='\n')
         w.writerow(['kind', 'n', 'freezer', 'rep', 'freeze_ns', 'thaw_ns', 'frozen', 'left'])
         for p in data['points']:
             w.writerow([p['kind'], p['n'], p['freezer'], p['rep'], p['freeze_ns'],
@@ -199,7 +200,7 @@ def write_csvs(out, data, summ, floor):
         for fl in data['floor']:
             w.writerow(['floor', fl['n'], 'floor', fl['rep'], fl['ns'], '', '', ''])
     with open(os.path.join(out, 'summary.csv'), 'w', newline='') as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator='\n')
         w.writerow(['kind', 'n', 'freezer', 'reps',
                     'freeze_median_ns', 'freeze_min_ns', 'freeze_max_ns', 'freeze_us_per_task',
                     'thaw_median_ns', 'thaw_min_ns', 'thaw_max_ns', 'thaw_us_per_task',
@@ -224,7 +225,7 @@ def write_csvs(out, data, summ, floor):
             w.writerow(['floor', n, 'floor', s['reps'], s['median'], s['min'], s['max'],
                         '%.3f' % (s['median'] / 1e3 / n), '', '', '', '', '', '', '', '', ''])
     with open(os.path.join(out, 'alloc.csv'), 'w', newline='') as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator='\n')
         w.writerow(['kind', 'n', 'freezer', 'events', 'base_events', 'per_task', 'status'])
         for a in data['alloc']:
             w.writerow([a.get('kind'), a.get('n'), a.get('freezer'), a.get('events', ''),
@@ -246,7 +247,7 @@ def table(data, summ, floor, mem):
              'at the same N, freeze and thaw.')
     b = [(fz, summ.get(('base', 0, fz))) for fz in FREEZERS]
     if all(s for _, s in b):
-        L.append('No extra tasks (the guest\'s own %d): freeze todo %s us, classic %s us; '
+        L.append('No extra tasks (the guest\'s own %s): freeze todo %s us, classic %s us; '
                  'thaw todo %s us, classic %s us (medians).' % (
                      b[0][1]['extra'], fmt_us(b[0][1]['freeze']['median']),
                      fmt_us(b[1][1]['freeze']['median']), fmt_us(b[0][1]['thaw']['median']),

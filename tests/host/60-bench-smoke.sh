@@ -35,19 +35,19 @@ t=$out/table.txt
 name="bench smoke: table.txt has a section per kind with todo, classic and floor rows"
 if [ -s "$t" ]; then
 	pats=("^Freezer bench: kernel 6\.12\.[0-9]+-todo, $REPS repetitions"
-		"^ +N freezer +reps \| freeze med +min +max +us/task \| thaw med")
+		"^ +N freezer +reps [|] freeze med +min +max +us/task [|] +thaw med")
 	for k in "${KINDS[@]}"; do
 		pats+=("^== $k: ")
 	done
 	# Ratios on the todo row: four numbers.
-	pats+=("^ +10 todo +$REPS \|( +[0-9]+\.[0-9]+){4} \|( +[0-9]+\.[0-9]+){4} \|( +[0-9]+(\.[0-9]+)?){2} \|( +[0-9]+(\.[0-9]+)?){2}\$"
-		"^ +10 classic +$REPS \|( +[0-9]+\.[0-9]+){4} \|( +[0-9]+\.[0-9]+){4} \|"
-		"^ +10 floor +$REPS \|( +[0-9]+\.[0-9]+){4} \|"
+	pats+=("^ +10 todo +$REPS [|]( +[0-9]+\.[0-9]+){4} [|]( +[0-9]+\.[0-9]+){4} [|]( +[0-9]+(\.[0-9]+)?){2} [|]( +[0-9]+(\.[0-9]+)?){2}\$"
+		"^ +10 classic +$REPS [|]( +[0-9]+\.[0-9]+){4} [|]( +[0-9]+\.[0-9]+){4} [|]"
+		"^ +10 floor +$REPS [|]( +[0-9]+\.[0-9]+){4} [|]"
 		"^struct task_struct \((pahole|gdb ptype/o)\): .*freeze_todo [0-9]+ bytes.*; [0-9]+ bytes added per task"
 		"^allocations per task per freeze\+thaw, pause n=10: todo "
 		"^== targets" "todo/classic freeze <= 1\.0" "within 2x the floor")
 	expect "$name" "$t" "${pats[@]}"
-	rows=$(grep -cE "^ +10 (todo|classic|floor) +$REPS \|" "$t" || true)
+	rows=$(grep -cE "^ +10 (todo|classic|floor) +$REPS [|]" "$t" || true)
 	want=$((3 * ${#KINDS[@]}))
 	name="bench smoke: table.txt has $want rows for N = 10 (kinds x todo, classic, floor)"
 	if [ "$rows" -eq "$want" ]; then pass "$name"; else fail "$name (found $rows)" "$t"; fi
