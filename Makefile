@@ -5,6 +5,7 @@
 #   make bench          todo vs classic freeze/thaw latency, SIZES= REPS=
 #   make trace          host syscalls of ./linux in and out of a freeze (strace)
 #   make demo           narrated freeze/thaw of four workloads, both freezers
+#   make debug          gdb on ./vmlinux, breakpoints on the todo freeze path
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
 # check-patches.  FLAVOUR=run|test|bench picks the config fragments.
 
@@ -13,7 +14,7 @@ JOB ?= run
 CYCLES ?= 1000
 S := scripts
 
-.PHONY: run test stress bench trace demo deps source config build initramfs boot parse refresh \
+.PHONY: run test stress bench trace demo debug deps source config build initramfs boot parse refresh \
 	check-patches clean distclean help
 
 run:
@@ -48,6 +49,19 @@ trace:
 # the host with uml_mconsole (scripts/demo.sh).
 demo:
 	@FLAVOUR=$(FLAVOUR) $(S)/demo.sh
+
+# gdb on ./vmlinux of FLAVOUR (default test; no build) with the kernel's
+# gdb scripts and scripts/gdb/lx_todo.py, booting guest job "debug": one
+# freeze through the todo freezer, breakpoints on todo_freeze_task,
+# todo_freeze_self and todo_thaw_begin (scripts/debug.sh).  ATTACH=pid
+# attaches to a running ./linux instead; GDB_BATCH=file runs that gdb
+# command file non-interactively (TIMEOUT=seconds, default 300);
+# BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; GUEST=job.
+debug:
+	@$(S)/debug.sh $(if $(filter command line environment,$(origin FLAVOUR)),--flavour $(FLAVOUR)) \
+		$(if $(ATTACH),--attach $(ATTACH)) $(if $(GDB_BATCH),--batch $(GDB_BATCH)) \
+		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \
+		$(if $(GUEST),--job $(GUEST)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 deps:
 	@$(S)/deps.sh

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# "make debug": gdb on the built kernel, with the kernel's gdb scripts
+# (lx-ps, $lx_current(), ...) and ours (scripts/gdb/lx_todo.py: lx-todo,
+# lx-frozen, $lx_todo_count()) loaded and breakpoints ready on the todo
+# freeze path.  By default gdb starts ./vmlinux of the flavour with guest job
+# "debug" (scripts/guest/debug.sh), which freezes once through the todo
+# freezer about a second after boot, so the first breakpoint is hit without
+# typing anything; --attach attaches to a running ./linux instead; --batch
+# runs a gdb command file non-interactively once the first breakpoint is hit.
+#
+# Usage: scripts/debug.sh [--flavour F] [--attach PID] [--batch FILE]
+#                         [--bp hbreak|break] [--breaks "FN..."] [--job JOB]
+#                         [--timeout S] [-- KERNEL-ARGS...]
+# Exit: gdb's status; 124 when a --batch run timed out (default 300 s).
+. "$(dirname "$0")/lib.sh"
+
+# Host signals the UML kernel uses for itself (arch/um/os-Linux/signal.c,
+# checked with "handle all nostop print" over a boot, a freeze and the guest
+# suite): SIGALRM is its timer tick, SIGIO its interrupts (console, disks),
+# SIGCHLD comes with every stop of the host processes that run the guest's
+# processes (ptrace), SIGWINCH is the console's window size, SIGSEGV a kernel
+# mode page fault UML resolves or fixes up itself, SIGUSR1 the host's wake-up
+# from a suspend to RAM.  gdb would stop at every SIGSEGV and SIGUSR1 and
+# needs to pass all of them on.  SIGVTALRM is not used by UML 6.12 (no
+# handler).  SIGTRAP is gdb's own: never pass it, a SIGTRAP the kernel
+# receives in kernel mode is fatal ("Kernel panic - not syncing: Kernel mode
+# signal 5").  SIGBUS, SIGILL and SIGFPE keep gdb's default (stop), so a
+# real crash stops in gdb before UML panics.
+UML_SIGNALS="SIGALRM SIGIO SIGCHLD SIGWINCH SIGSEGV SIGUSR1"
+
+# The todo freeze path: queueing, the callback in the task being frozen, thaw.
+DEFAULT_BREAKS="todo_freeze_task todo_freeze_self todo_thaw_begin"
+
+# Software breakpoints by default (BP=hbreak for hardware ones).  Both were
+# run in batch mode on UML 6.12, over a freeze, the single-stepped
+# walkthrough, attach and detach, and 20 stress cycles (about 24,000 hits):
+# both run cleanly while gdb is in control.  "Kernel panic - not syncing:
+# Kernel mode signal 5" comes from a debugger that goes away without taking
+# its breakpoints out of an attached kernel (gdb killed; only for processes
+# it starts itself does gdb ask the host to kill them with it): the next hit
+# is a SIGTRAP nobody traces.  Killed while the kernel runs, both kinds
+# panic; killed while the kernel is stopped in gdb, software breakpoints are
+# safe (gdb takes them out of the text whenever the kernel stops) but the
+# x86 debug registers of hbreak stay armed and it panics.  hbreak is also
+# limited to 4 and needs a live process.  Stepping (next, finish, advance)
+# uses software breakpoints either way.
+bp=${BP:-break}
+flavour=test attach="" batch="" breaks=$DEFAULT_BREAKS job=debug
+timeout=${TIMEOUT:-300} extra=()
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--flavour) flavour=$2; shift 2 ;;
+	--attach) attach=$2; shift 2 ;;
+	--batch) batch=$2; shift 2 ;;
+	--bp) bp=$2; shift 2 ;;
+	--breaks) breaks=$2; shift 2 ;;
+	--job) job=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--) shift; extra=("$@"); break ;;
+	*) die "debug.sh: unknown argument '$1'" "see the usage at the top of scripts/debug.sh" ;;
+	esac
+done
+
+flavour_fragments "$flavour" >/dev/null
+obj=$(obj_dir "$flavour")
+vmlinux=$obj/vmlinux
+initrd=$BUILD/initramfs.cpio
+
+command -v gdb >/dev/null ||
+	die "gdb is not installed" "run: make deps (or apt-get install -y gdb)"
+case $bp in hbreak | break) ;; *) die "BP must be hbreak or break, not '$bp'" ;; esac
+read -r -a break_fns <<<"$breaks"
+if [ "$bp" = hbreak ] && [ ${#break_fns[@]} -gt 4 ]; then
+	die "${#break_fns[@]} hardware breakpoints asked for, x86 has 4 debug registers" \
+		"name at most 4 functions in BREAKS=, or use software ones: BP=break"
+fi
+if [ -n "$batch" ]; then
+	[ -f "$batch" ] || die "no gdb command file '$batch'" "GDB_BATCH= names a file of gdb commands"
+	batch=$(cd "$(dirname "$batch")" && pwd)/$(basename "$batch")
+fi
+
+check_build() {
+	[ -f "$vmlinux" ] || die "no kernel at ${vmlinux#"$TOP"/}" \
+		"build it first: make build FLAVOUR=$flavour (make test builds the test flavour)"
+	[ -e "$obj/vmlinux-gdb.py" ] || die "no ${obj#"$TOP"/}/vmlinux-gdb.py: the $flavour kernel has no gdb scripts" \
+		"build a flavour with CONFIG_GDB_SCRIPTS=y and debug info: make build FLAVOUR=test"
+}
+
+# The UML kernel a pid belongs to: its own pid if it is the kernel's main
+# process, else die with what to do.  Sets flavour, obj and vmlinux.
+check_attach() {
+	local pid=$1 exe ppid d
+	case $pid in '' | *[!0-9]*) die "ATTACH= takes a pid, not '$pid'" "running UML kernels: $(running_kernels)" ;; esac
+	[ -d "/proc/$pid" ] || die "no process $pid" "running UML kernels: $(running_kernels)"
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) ||
+		die "cannot read /proc/$pid/exe (not your process?)" "run make debug as the user that started the kernel"
+	# The kernel's own image, not a UML kernel, or one of another flavour.
+	if ! [ "/proc/$pid/exe" -ef "$vmlinux" ]; then
+		for d in "$BUILD"/obj-*; do
+			if [ -f "$d/vmlinux" ] && [ "/proc/$pid/exe" -ef "$d/vmlinux" ]; then
+				info "pid $pid runs ${d#"$TOP"/}/linux: using that flavour"
+				obj=$d vmlinux=$d/vmlinux flavour=${d##*/obj-}
+				break
+			fi
+		done
+	fi
+	if ! [ "/proc/$pid/exe" -ef "$vmlinux" ]; then
+		case $exe in
+		*"/obj-"*"/linux (deleted)" | *"/obj-"*"/vmlinux (deleted)")
+			die "pid $pid runs a kernel binary that has been rebuilt since it started ($exe); its symbols are gone" \
+				"boot the new build and attach to that one, or run make debug without ATTACH=" ;;
+		esac
+		die "pid $pid is not a UML kernel built here: it runs $exe" \
+			"running UML kernels: $(running_kernels); or run make debug without ATTACH= to boot one under gdb"
+	fi
+	# UML runs each guest address space and some helpers in host processes
+	# cloned from the kernel: same binary, parent is the kernel.
+	ppid=$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+	if [ "$ppid" -gt 1 ] && [ "/proc/$ppid/exe" -ef "/proc/$pid/exe" ]; then
+		die "pid $pid is a host process of the UML kernel $ppid (a guest process or a helper), not the kernel" \
+			"attach to the kernel: make debug ATTACH=$ppid"
+	fi
+	local tracer
+	tracer=$(awk '/^TracerPid:/ { print $2 }' "/proc/$pid/status")
+	[ "$tracer" = 0 ] || die "pid $pid is already traced by pid $tracer ($(cat "/proc/$tracer/comm" 2>/dev/null))" \
+		"detach that debugger first"
+}
+
+# "PID (obj-FLAVOUR)" of every UML kernel main process built here: one
+# pass over /proc (a guest can have thousands of host processes).
+running_kernels() {
+	local dir exe p pp key value out=""
+	while read -r dir exe; do
+		p=${dir#/proc/} pp=""
+		while read -r key value; do
+			[ "$key" = PPid: ] && { pp=$value; break; }
+		done 2>/dev/null <"$dir/status" || continue
+		# Not a host process UML cloned from a kernel.
+		[ -n "$pp" ] && [ "/proc/$pp/exe" -ef "$dir/exe" ] && continue
+		exe=${exe%/*}
+		out+="${out:+, }$p (${exe##*/})"
+	done < <(find /proc -mindepth 2 -maxdepth 2 -name exe \
+		\( -lname "$BUILD/obj-*/linux" -o -lname "$BUILD/obj-*/vmlinux" \) -printf '%h %l\n' 2>/dev/null)
+	echo "${out:-none}"
+}
+
+if [ -n "$attach" ]; then
+	check_attach "$attach"
+	check_build
+else
+	check_build
+	if [ ! -f "$initrd" ] || [ -n "$(find "$TOP/scripts/guest" -newer "$initrd" 2>/dev/null)" ]; then
+		"$TOP/scripts/initramfs.sh"
+	fi
+	check_tempdir
+	mkdir -p "$BUILD/uml"
+	umid=todo-debug-$$
+	con=null,fd:1
+	[ "$job" = shell ] && con=fd:0,fd:1
+	# kunit.enable=0: the boot-time KUnit suites would take 15 s and run
+	# the freezer functions the breakpoints are on.
+	kargs=(mem=512M initrd="$initrd" uml_dir="$BUILD/uml" umid="$umid"
+		con=null ssl=null con0="$con" guest="$job" kunit.enable=0 "${extra[@]}")
+fi
+
+# gdb auto-loads vmlinux-gdb.py (the kernel's lx- commands) next to an
+# objfile named vmlinux, and only from an auto-load safe path.
+gdb_args=(-q -iex "add-auto-load-safe-path $obj"
+	-ex "handle $UML_SIGNALS nostop noprint pass"
+	-ex "set print thread-events off"
+	-ex "set print inferior-events off"
+	-x "$TOP/scripts/gdb/lx_todo.py")
+# Hardware breakpoints need a live process: start it stopped at its first
+# instruction (starti), or attach first, then set them.
+if [ -n "$attach" ] || [ "$bp" = break ]; then
+	for fn in "${break_fns[@]}"; do gdb_args+=(-ex "$bp $fn"); done
+	if [ -n "$attach" ]; then gdb_args+=(-ex continue); else gdb_args+=(-ex run); fi
+else
+	gdb_args+=(-ex starti)
+	for fn in "${break_fns[@]}"; do gdb_args+=(-ex "$bp $fn"); done
+	gdb_args+=(-ex continue)
+fi
+[ -z "$batch" ] || gdb_args+=(-batch -x "$batch")
+if [ -n "$attach" ]; then
+	gdb_args+=("$vmlinux" "$attach")
+else
+	gdb_args+=(--args "$vmlinux" "${kargs[@]}")
+fi
+
+# The kernel gdb started, by the pid file UML writes in its umid dir.
+kill_kernel() {
+	local kpid
+	kpid=$(cat "$BUILD/uml/$umid/pid" 2>/dev/null || true)
+	if [ -n "$kpid" ] && [ "/proc/$kpid/exe" -ef "$vmlinux" ]; then
+		kill -KILL "$kpid" 2>/dev/null || true
+	fi
+}
+
+stage "gdb on ${vmlinux#"$TOP"/} ($flavour), ${bp} on: $breaks"
+show_cmd gdb "${gdb_args[@]}"
+if [ -z "$batch" ]; then
+	rc=0
+	gdb "${gdb_args[@]}" || rc=$?
+else
+	# Bounded.  On timeout: a kernel gdb started is killed (gdb then ends);
+	# an attached kernel must keep running, so gdb is interrupted and
+	# detaches, taking its breakpoints out (a killed gdb would leave them
+	# in, and the kernel would panic at the next hit).
+	log=$LOGS/debug-$(date +%Y%m%d-%H%M%S)-$$.log
+	info "batch: ${batch#"$TOP"/}, timeout ${timeout}s, log ${log#"$TOP"/}"
+	gdb "${gdb_args[@]}" </dev/null > >(stdbuf -oL tr -d '\r' | tee "$log") 2>&1 &
+	gdb_pid=$!
+	deadline=$((SECONDS + timeout)) rc=0
+	while kill -0 "$gdb_pid" 2>/dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ] && [ "$rc" -eq 0 ]; then
+			printf '[%s] error: gdb batch run timed out after %s s\n' "$(ts)" "$timeout" >&2
+			rc=124
+			if [ -n "$attach" ]; then
+				kill -INT "$gdb_pid" 2>/dev/null || true
+				deadline=$((SECONDS + 10))
+			else
+				kill_kernel
+				deadline=$((SECONDS + 5))
+			fi
+		elif [ "$SECONDS" -ge "$deadline" ]; then
+			kill -KILL "$gdb_pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.2
+	done
+	status=0
+	wait "$gdb_pid" || status=$?
+	[ "$rc" -ne 0 ] || rc=$status
+fi
+if [ -z "$attach" ]; then
+	kill_kernel
+	rm -rf "${BUILD:?}/uml/$umid"
+fi
+exit "$rc"

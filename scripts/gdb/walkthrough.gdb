@@ -1,0 +1,68 @@
+# One freeze through the todo freezer, single-stepped: run after the first
+# stop at freeze_processes() by
+#   make debug BREAKS=freeze_processes GDB_BATCH=scripts/gdb/walkthrough.gdb
+# (tests/host/70-gdb.sh does; scripts/gdb/WALKTHROUGH.md is its transcript).
+# The chosen task is "freeze_me" of scripts/guest/debug.sh.
+set trace-commands on
+# 1. The suspend entry: echo freeze >/sys/power/state, in the guest's shell.
+bt
+p $lx_current().comm
+lx-frozen freezing
+tbreak try_to_freeze_tasks
+continue
+p pm_freezing
+lx-frozen freezing
+# 2. The freezer queues freeze_me's freeze item.
+break todo_freeze_task if $_streq(p->comm, "freeze_me")
+continue
+p p->comm
+next
+next
+next
+next
+tbreak task_todo_add if $_streq(task->comm, "freeze_me")
+continue
+finish
+lx-todo
+p $lx_todo_count(p)
+finish
+delete
+# 3. freeze_me runs the item in its own context.
+break todo_freeze_self if $_streq(((struct task_struct *)data)->comm, "freeze_me")
+continue
+p $lx_current().comm
+p nb == &$lx_current()->freeze_todo
+bt
+lx-todo
+step
+step
+tbreak schedule if $_streq($lx_current().comm, "freeze_me")
+continue
+bt 3
+p/x $lx_current().__state
+lx-frozen frozen freezing
+delete
+# 4. Thaw.
+break thaw_processes
+break todo_thaw_begin
+break finish_swait if $_streq($lx_current().comm, "freeze_me")
+continue
+lx-frozen frozen freezing
+lx-todo
+continue
+next
+next
+continue
+p $lx_current().comm
+bt 4
+finish
+delete
+# 5. After the thaw: suspend_finish() calls the PM notifiers once
+# thaw_processes() has returned.
+break pm_notifier_call_chain
+continue
+bt 2
+lx-todo
+lx-frozen frozen freezing
+delete
+continue

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# "make debug" (scripts/debug.sh) in batch mode on the already built test
+# kernel: the single-stepped freeze of scripts/gdb/walkthrough.gdb (the
+# transcript in scripts/gdb/WALKTHROUGH.md), gdb attached to a running
+# ./linux, the lx-todo/lx-frozen feature checks, and the errors that need no
+# boot.  About a minute.
+# shellcheck disable=SC2016 # $lx_current() and the like are gdb's, not the shell's
+. "$(dirname "$0")/lib.sh"
+
+tmp=$(scratch)
+debug() { "$TOP/scripts/debug.sh" --flavour "$TEST_FLAVOUR" "$@"; }
+
+if ! command -v gdb >/dev/null; then
+	fail "gdb: gdb is installed (run scripts/deps.sh)"
+	exit 0
+fi
+
+# after FILE REGEX: the lines of FILE after the first line matching REGEX.
+after() { awk -v re="$2" 'on; $0 ~ re { on = 1 }' "$1"; }
+# between FILE FROM TO: the lines after the first FROM match, up to TO.
+between() { awk -v from="$2" -v to="$3" 'on && $0 ~ to { exit } on; $0 ~ from { on = 1 }' "$1"; }
+
+# 1. The walkthrough: stop at freeze_processes, single-step to freeze_me's
+# freeze item, through thaw.
+out=$tmp/walkthrough
+debug --breaks freeze_processes --batch "$TOP/scripts/gdb/walkthrough.gdb" --timeout 150 \
+	>"$out" 2>&1 && rc=0 || rc=$?
+name="gdb: make debug GDB_BATCH= runs the walkthrough to the guest's poweroff"
+if [ "$rc" -eq 0 ] && ! grep -q 'Kernel panic' "$out"; then
+	expect "$name" "$out" '^TODO-EXIT: 0$' '^\[Inferior 1 \(process [0-9]+\) exited normally\]$' \
+		'Breakpoint 1, freeze_processes \(\)'
+else
+	fail "$name (exit $rc)" "$out"
+fi
+
+name="gdb: the kernel's gdb scripts are auto-loaded (bt from state_store, \$lx_current())"
+between "$out" 'Breakpoint 1, freeze_processes' '^[+]lx-frozen' >"$tmp/stop1"
+expect "$name" "$tmp/stop1" ' in state_store \(' '^\$1 = "debug\.sh\\000'
+
+name="gdb: lx-todo shows freeze_me's freeze item (todo_freeze_self) queued before it runs"
+between "$out" '^[+]tbreak task_todo_add' '^[+]delete' >"$tmp/queued"
+expect "$name" "$tmp/queued" \
+	'^ +[0-9]+ freeze_me +2147483647  todo_freeze_self +0x[0-9a-f]+ \[freeze_todo\]$' \
+	'^\$[0-9]+ = 1$'
+
+name="gdb: the breakpoint in todo_freeze_self is hit in freeze_me's context"
+between "$out" 'Breakpoint [0-9]+, todo_freeze_self' '^[+]step' >"$tmp/self"
+expect "$name" "$tmp/self" '^\+p \$lx_current\(\)\.comm$' '^\$[0-9]+ = "freeze_me\\000' \
+	' in task_todo_call \(' '^\$[0-9]+ = 1$'
+
+# The item left the list just before its callback was called.
+name="gdb: lx-todo no longer lists freeze_me's item once it runs"
+between "$tmp/self" '^[+]lx-todo' '^[+]' >"$tmp/self-todo"
+if grep -q 'item(s) pending' "$tmp/self-todo" && ! grep -q freeze_me "$tmp/self-todo"; then
+	pass "$name"
+else
+	fail "$name" "$tmp/self"
+fi
+
+name="gdb: lx-frozen shows freeze_me frozen in the todo wait"
+between "$out" '[Bb]reakpoint [0-9]+, schedule' '^[+]delete' >"$tmp/frozen"
+expect "$name" "$tmp/frozen" '^frozen +[0-9]+ freeze_me +todo wait \(todo_refrigerator\)$' \
+	'^freezer: todo; freezer_active=1 pm_freezing=1 '
+
+name="gdb: after the thaw nothing is queued and nothing frozen"
+after "$out" 'Breakpoint [0-9]+, pm_notifier_call_chain' >"$tmp/thawed"
+expect "$name" "$tmp/thawed" '^0 item\(s\) pending on 0 task\(s\)$' '^0 frozen, 0 freezing, '
+
+# 2. Attach to a running ./linux, stop in freeze_me, detach: the guest
+# must then finish its freeze and thaw (no "Kernel mode signal 5").
+log=$tmp/attach-console.log
+"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job debug --timeout 120 --show none \
+	--log "$log" -- kunit.enable=0 debug_delay=15 >"$tmp/attach-boot" 2>&1 &
+boot=$!
+pidfile=$BUILD/uml/todo-debug-$boot/pid
+for _ in $(seq 100); do [ -s "$pidfile" ] && break; sleep 0.1; done
+kernel=$(cat "$pidfile" 2>/dev/null || true)
+name="gdb: make debug ATTACH= stops in freeze_me's freeze item and detaches cleanly"
+if [ -z "$kernel" ]; then
+	fail "$name (no pid file $pidfile)" "$tmp/attach-boot"
+else
+	# A host process UML cloned for a guest process: not the kernel.  They
+	# come and go (every exec makes a new one): retry with another one.
+	name2="gdb: ATTACH= a host process of a UML kernel names the kernel to attach to"
+	child="" rc=0
+	for _ in $(seq 20); do
+		child=$(pgrep -P "$kernel" | head -n 1 || true)
+		if [ -n "$child" ]; then
+			debug --attach "$child" >"$tmp/child" 2>&1 && rc=0 || rc=$?
+			grep -q "error: no process $child" "$tmp/child" || break
+		fi
+		child=""
+		sleep 0.2
+	done
+	if [ -z "$child" ]; then
+		skip "$name2" "no host child process of the kernel stayed long enough to try"
+	elif [ "$rc" -ne 0 ]; then
+		expect "$name2" "$tmp/child" "is a host process of the UML kernel $kernel" \
+			"make debug ATTACH=$kernel"
+	else
+		fail "$name2 (exit 0)" "$tmp/child"
+	fi
+	cat >"$tmp/attach.gdb" <<-'EOF'
+		set trace-commands on
+		delete
+		break todo_freeze_self if $_streq(((struct task_struct *)data)->comm, "freeze_me")
+		continue
+		p $lx_current().comm
+		detach
+	EOF
+	debug --attach "$kernel" --batch "$tmp/attach.gdb" --timeout 60 >"$tmp/attach" 2>&1 && rc=0 || rc=$?
+	wait "$boot" && brc=0 || brc=$?
+	{ cat "$tmp/attach"; tail -n 12 "$log"; } >"$tmp/attach-all"
+	if [ "$rc" -eq 0 ] && [ "$brc" -eq 0 ] && ! grep -q 'Kernel panic' "$log"; then
+		expect "$name" "$tmp/attach-all" 'Breakpoint [0-9]+, todo_freeze_self' \
+			'^\$1 = "freeze_me\\000' '^guest: debug: freeze and thaw done$'
+	else
+		fail "$name (gdb exit $rc, boot exit $brc)" "$tmp/attach-all"
+	fi
+fi
+
+# 3. Feature detection, on two stand-in programs whose task_struct lacks
+# the todo list or the freeze item (no such kernel is built here).
+name="gdb: lx-todo and lx-frozen name the missing CONFIG_TASK_TODO / CONFIG_TODO_FREEZER"
+cat >"$tmp/fake.c" <<-'EOF'
+	typedef struct { long counter; } atomic_long_t;
+	struct list_head { struct list_head *next, *prev; };
+	struct task_struct {
+		int pid;
+		char comm[16];
+	#ifdef TODO
+		void *todo;
+	#endif
+	};
+	atomic_long_t counter;
+	struct task_struct init_task;
+	int main(void) { return init_task.pid + (int)counter.counter; }
+EOF
+gcc -g -o "$tmp/notodo" "$tmp/fake.c" && gcc -g -DTODO -o "$tmp/nofreezer" "$tmp/fake.c"
+lx() {
+	gdb -q -batch -ex "python import sys; sys.path.insert(0, '$(obj_dir "$TEST_FLAVOUR")/scripts/gdb')" \
+		-x "$TOP/scripts/gdb/lx_todo.py" -ex "$2" "$1" 2>&1
+}
+{
+	lx "$tmp/notodo" lx-todo
+	lx "$tmp/notodo" 'p $lx_todo_count(0)'
+	lx "$tmp/nofreezer" lx-frozen
+} >"$tmp/features"
+expect "$name" "$tmp/features" \
+	"^lx-todo: struct task_struct has no member 'todo': this kernel was built without CONFIG_TASK_TODO; enable CONFIG_TASK_TODO\?" \
+	"lx_todo_count: struct task_struct has no member 'todo'" \
+	"^lx-frozen: struct task_struct has no member 'freeze_todo': this kernel was built without CONFIG_TODO_FREEZER; enable CONFIG_TODO_FREEZER\?"
+
+# 4. Errors that need no boot.
+name="gdb: ATTACH= a missing pid, a process that is no UML kernel, no build: clear errors"
+{
+	debug --attach 999999999 || true
+	debug --attach $$ || true
+	OBJ_DIR=$tmp/none "$TOP/scripts/debug.sh" || true
+} >"$tmp/errors" 2>&1
+expect "$name" "$tmp/errors" '^\[.*\] error: no process 999999999$' '^  running UML kernels: ' \
+	"error: pid $$ is not a UML kernel built here: it runs .*bash" \
+	"error: no kernel at $tmp/none/vmlinux" '^  build it first: make build FLAVOUR=test'
+rm -rf "$tmp"
