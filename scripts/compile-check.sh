@@ -57,6 +57,9 @@ main() {
 	[ ${#objs[@]} -gt 0 ] || { info "the series touches no C file"; return 0; }
 	run_logged "$log" make -C "$SRC" ARCH=um O="$OBJ" -j"$(nproc)" CC="$(ccache_cc)" LOCALVERSION= "${objs[@]}" ||
 		die "a touched file does not compile with CONFIG_$option off" "see $log"
+	# A warning there is a bug too (e.g. a helper left unused by the stubs).
+	! grep -n 'warning:' "$log" >&2 ||
+		die "a touched file compiles with warnings with CONFIG_$option off" "see $log"
 	info "all ${#objs[@]} touched C files compile with CONFIG_$option off"
 }
 
