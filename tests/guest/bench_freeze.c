@@ -53,8 +53,8 @@
 #define MAX_N		8192	/* the kernel's floor takes up to 8192 */
 /* Every task must be back in its state within this, before each freeze. */
 #define SETTLE_MS	30000
-/* and the tasks a thaw released must have left the frozen state. */
-#define THAW_WAIT_MS	120000
+/* and a thaw must let one more task go at least this often. */
+#define THAW_STALL_MS	60000
 /* Starting tasks fails only when none started for this long. */
 #define STALL_MS	60000
 #define THREAD_STACK	(64 * 1024)
@@ -192,13 +192,27 @@ static void child_main(struct workload *w, int go_r, int pipe_r)
 }
 
 /*
+ * Sleep between two polls of something that began at @t0: briefly at
+ * first, then longer, so that a long wait does not keep taking the CPU
+ * from the tasks it waits for (every wake-up preempts one of them).
+ */
+static void poll_sleep(long long t0)
+{
+	long long waited = now_ns() - t0;
+
+	usleep(waited < 20000000LL ? 1000 : waited < 1000000000LL ? 10000 : 50000);
+}
+
+/*
  * Wait until *@counter reaches @n; 0, or -1 once it has not moved for
  * @stall_ms.  Spinners start slowly in UML, each one a host process that
- * gets the CPU once per scheduler tick, so only a stall is an error.
+ * gets the CPU once per scheduler tick, so only a stall is an error; a
+ * long wait says how far it got every 30 s.
  */
-static int wait_count(int *counter, int n, int stall_ms)
+static int wait_count(int *counter, int n, int stall_ms, const char *what)
 {
-	long long deadline = now_ns() + stall_ms * 1000000LL;
+	long long t0 = now_ns(), deadline = t0 + stall_ms * 1000000LL;
+	long long report = t0 + 30000000000LL;
 	int last = -1, c;
 
 	while ((c = __atomic_load_n(counter, __ATOMIC_SEQ_CST)) < n) {
@@ -208,7 +222,11 @@ static int wait_count(int *counter, int n, int stall_ms)
 		} else if (now_ns() > deadline) {
 			return -1;
 		}
-		usleep(2000);
+		if (now_ns() > report) {
+			printf("bench: %d of %d %s after %.0f s\n", c, n, what, (now_ns() - t0) / 1e9);
+			report += 30000000000LL;
+		}
+		poll_sleep(t0);
 	}
 	return 0;
 }
@@ -267,7 +285,7 @@ static int start(struct workload *w, enum kind kind, int n)
 			die("fork");
 		if (w->leader == 0)
 			threads_main(w->sh, n);
-		if (wait_count(&w->sh->started, n, STALL_MS)) {
+		if (wait_count(&w->sh->started, n, STALL_MS, "threads started")) {
 			printf("BENCH error kind=threads n=%d: %d threads started (pthread_create %s)\n",
 			       n, w->sh->started, w->sh->thread_err ? "failed" : "ok");
 			return -1;
@@ -310,7 +328,7 @@ static int start(struct workload *w, enum kind kind, int n)
 		close(data[0]);
 	w->go_w = go[1];
 	w->pipe_w = data[1];
-	if (wait_count(&w->sh->started, n, STALL_MS)) {
+	if (wait_count(&w->sh->started, n, STALL_MS, "tasks started")) {
 		printf("BENCH error kind=%s n=%d: only %d of the tasks started\n",
 		       kind_names[kind], n, w->sh->started);
 		return -1;
@@ -322,7 +340,7 @@ static int start(struct workload *w, enum kind kind, int n)
 			return -1;
 		close(w->go_w);
 		w->go_w = -1;
-		if (wait_count(&w->sh->spinning, n, STALL_MS)) {
+		if (wait_count(&w->sh->spinning, n, STALL_MS, "spinners in their loop")) {
 			printf("BENCH error kind=spin n=%d: only %d spinners in their loop, none more in %d s\n",
 			       n, w->sh->spinning, STALL_MS / 1000);
 			return -1;
@@ -374,22 +392,29 @@ static int read_last(struct sample *s)
 		      &s->freeze_ns, &s->thaw_ns, &s->frozen, &s->left) == 4 ? 0 : -1;
 }
 
-/* Wait until every task that froze has left the frozen state. */
+/*
+ * Wait until every task that froze has left the frozen state; -ETIMEDOUT
+ * if none more left for THAW_STALL_MS (thawed spinners leave one per tick).
+ */
 static int wait_left(struct sample *s)
 {
-	long long deadline = now_ns() + THAW_WAIT_MS * 1000000LL;
+	long long t0 = now_ns(), deadline = t0 + THAW_STALL_MS * 1000000LL;
+	int last = -1;
 
 	for (;;) {
 		if (read_last(s))
 			return -EIO;
 		if (s->left >= s->frozen && s->thaw_ns > 0)
 			return 0;
-		if (now_ns() > deadline) {
-			printf("BENCH error: %d of %d frozen tasks left the frozen state in %d ms\n",
-			       s->left, s->frozen, THAW_WAIT_MS);
+		if (s->left != last) {
+			last = s->left;
+			deadline = now_ns() + THAW_STALL_MS * 1000000LL;
+		} else if (now_ns() > deadline) {
+			printf("BENCH error: %d of %d frozen tasks left the frozen state, none more in %d s\n",
+			       s->left, s->frozen, THAW_STALL_MS / 1000);
 			return -ETIMEDOUT;
 		}
-		usleep(1000);
+		poll_sleep(t0);
 	}
 }
 
