@@ -15,17 +15,17 @@
 . "$(dirname "$0")/lib.sh"
 
 # Host signals the UML kernel uses for itself (arch/um/os-Linux/signal.c,
-# checked with "handle all nostop print" over a boot, a freeze and the guest
+# counted with "handle SIG... nostop print pass" over a boot, a freeze and the guest
 # suite): SIGALRM is its timer tick, SIGIO its interrupts (console, disks),
 # SIGCHLD comes with every stop of the host processes that run the guest's
-# processes (ptrace), SIGWINCH is the console's window size, SIGSEGV a kernel
-# mode page fault UML resolves or fixes up itself, SIGUSR1 the host's wake-up
-# from a suspend to RAM.  gdb would stop at every SIGSEGV and SIGUSR1 and
-# needs to pass all of them on.  SIGVTALRM is not used by UML 6.12 (no
-# handler).  SIGTRAP is gdb's own: never pass it, a SIGTRAP the kernel
-# receives in kernel mode is fatal ("Kernel panic - not syncing: Kernel mode
-# signal 5").  SIGBUS, SIGILL and SIGFPE keep gdb's default (stop), so a
-# real crash stops in gdb before UML panics.
+# processes (ptrace); SIGSEGV in kernel mode is its page fault (segv() in
+# arch/um/kernel/trap.c: kernel mappings synced lazily, fixups), SIGWINCH
+# the console's window size, SIGUSR1 the host's wake-up from a suspend to
+# RAM.  gdb would stop at every SIGSEGV and SIGUSR1; all must reach UML.
+# SIGVTALRM is not used by UML 6.12 (no handler).  SIGTRAP is gdb's own:
+# never pass it, a SIGTRAP in kernel mode is fatal ("Kernel panic - not
+# syncing: Kernel mode signal 5").  SIGBUS, SIGILL and SIGFPE keep gdb's
+# default (stop).
 UML_SIGNALS="SIGALRM SIGIO SIGCHLD SIGWINCH SIGSEGV SIGUSR1"
 
 # The todo freeze path: queueing, the callback in the task being frozen, thaw.

@@ -137,9 +137,10 @@ cat >"$tmp/fake.c" <<-'EOF'
 	int main(void) { return init_task.pid + (int)counter.counter; }
 EOF
 gcc -g -o "$tmp/notodo" "$tmp/fake.c" && gcc -g -DTODO -o "$tmp/nofreezer" "$tmp/fake.c"
+# gdb -batch exits 1 after an error, which is what is tested here.
 lx() {
 	gdb -q -batch -ex "python import sys; sys.path.insert(0, '$(obj_dir "$TEST_FLAVOUR")/scripts/gdb')" \
-		-x "$TOP/scripts/gdb/lx_todo.py" -ex "$2" "$1" 2>&1
+		-x "$TOP/scripts/gdb/lx_todo.py" -ex "$2" "$1" 2>&1 || true
 }
 {
 	lx "$tmp/notodo" lx-todo
@@ -160,5 +161,5 @@ name="gdb: ATTACH= a missing pid, a process that is no UML kernel, no build: cle
 } >"$tmp/errors" 2>&1
 expect "$name" "$tmp/errors" '^\[.*\] error: no process 999999999$' '^  running UML kernels: ' \
 	"error: pid $$ is not a UML kernel built here: it runs .*bash" \
-	"error: no kernel at $tmp/none/vmlinux" '^  build it first: make build FLAVOUR=test'
+	"error: no kernel at .*/none/vmlinux\$" '^  build it first: make build FLAVOUR=test'
 rm -rf "$tmp"
