@@ -11,6 +11,8 @@
 # Usage: scripts/bench.sh [--sizes 10,100,1000,4000] [--reps 7]
 #          [--kinds spin,pause,pipe,nanosleep,threads] [--spin-max 100]
 #          [--alloc-n 1000] [--out DIR] [--timeout S] [--mem M] [--no-build]
+#          [--flavour bench]   (the smoke test of "make test" uses the test
+#          kernel, which also has CONFIG_FREEZER_BENCH: no third build)
 # Environment: SIZES, REPS, KINDS, SPIN_MAX give the defaults (make bench).
 . "$(dirname "$0")/lib.sh"
 
@@ -24,6 +26,7 @@ out=$BUILD/bench
 timeout=""
 mem=2G
 do_build=1
+flavour=bench
 
 usage() { sed -n '/^# Usage:/,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--no-build) do_build=0; shift ;;
+	--flavour) flavour=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "bench.sh: unknown argument '$1'" "$(usage | head -n 3)" ;;
 	esac
@@ -87,14 +91,14 @@ progress() {
 
 main() {
 	local start=$SECONDS log obj rc=0 boot follow
-	obj=$(obj_dir bench)
+	obj=$(obj_dir "$flavour")
 	if [ "$do_build" -eq 1 ]; then
 		"$TOP/scripts/deps.sh"
 		"$TOP/scripts/source.sh"
-		"$TOP/scripts/build.sh" bench
+		"$TOP/scripts/build.sh" "$flavour"
 		"$TOP/scripts/initramfs.sh"
 	fi
-	[ -x "$obj/linux" ] || die "no bench kernel at $obj/linux" "build it: make build FLAVOUR=bench"
+	[ -x "$obj/linux" ] || die "no $flavour kernel at $obj/linux" "build it: make build FLAVOUR=$flavour"
 	mkdir -p "$out"
 	rm -f "$out"/{results,summary,alloc}.csv "$out"/table.txt "$out"/latency.png "$out"/plot-*.dat
 	log=$out/console.log
@@ -102,7 +106,7 @@ main() {
 	# Follow the console log for progress while the runner boots the
 	# kernel (its own lines go straight to the terminal).
 	rm -f "$log"
-	"$TOP/scripts/boot.sh" --flavour bench --job bench --timeout "$timeout" --mem "$mem" \
+	"$TOP/scripts/boot.sh" --flavour "$flavour" --job bench --timeout "$timeout" --mem "$mem" \
 		--show none --log "$log" -- bench_sizes="$sizes" bench_reps="$reps" \
 		bench_kinds="$kinds" bench_spin_max="$spin_max" bench_alloc_n="$alloc_n" &
 	boot=$!
