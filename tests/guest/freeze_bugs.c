@@ -164,23 +164,6 @@ static int freeze(struct __test_metadata *_metadata, long long *elapsed_ns)
 	return ret;
 }
 
-/* Reap @pid within @ms milliseconds; its wait status, or -1. */
-static int reap_within(pid_t pid, int ms)
-{
-	int status;
-
-	for (; ms > 0; ms -= 5) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-
-		if (r == pid)
-			return status;
-		if (r < 0)
-			return -1;
-		usleep(5000);
-	}
-	return -1;
-}
-
 /* The contents of /proc/<pid>/todo into @buf; bytes or -errno. */
 static int proc_todo(pid_t pid, char *buf, size_t size)
 {
@@ -194,17 +177,8 @@ static int proc_todo(pid_t pid, char *buf, size_t size)
 static void *gap_thread(void *arg)
 {
 	long i = (long)arg;
-	long long last = now_ns(), t;
 
-	for (;;) {
-		t = now_ns();
-		if (t - last > sh->max_gap_ns[i])
-			sh->max_gap_ns[i] = t - last;
-		last = t;
-		sh->iters[i]++;
-		usleep(sh->period_us);
-	}
-	return NULL;
+	gap_loop(&sh->max_gap_ns[i], &sh->iters[i], sh->period_us);
 }
 
 /* Fork a process named @comm with @n gap_threads; its leader pause()s. */
@@ -260,15 +234,6 @@ static pid_t fork_sleeper(const char *comm)
 	return pid;
 }
 
-static void kill_child(pid_t *pid)
-{
-	if (*pid > 0) {
-		kill(*pid, SIGKILL);
-		waitpid(*pid, NULL, 0);
-	}
-	*pid = 0;
-}
-
 /* ---- tracing ---- */
 
 /* Stop all events, empty the buffer, enable @events; 0 or -errno. */
@@ -304,30 +269,39 @@ static void trace_stop(void)
 }
 
 /*
- * Open the trace for reading; *lost is set when events were dropped
- * (entries-in-buffer below entries-written in the header).
+ * Open the trace for reading; the test fails if it cannot, or if events
+ * were dropped (entries-in-buffer below entries-written in the header).
  */
-static FILE *trace_open(int *lost)
+static FILE *trace_open(struct __test_metadata *_metadata)
 {
 	FILE *f = fopen(TRACING "/trace", "r");
 	char line[512];
 	unsigned long in, written;
+	int lost = 0;
 
-	*lost = 0;
-	if (!f)
-		return NULL;
+	ASSERT_NE(NULL, f);
 	while (fgets(line, sizeof(line), f)) {
 		char *p = strstr(line, "entries-in-buffer/entries-written:");
 
 		if (p && sscanf(p, "entries-in-buffer/entries-written: %lu/%lu", &in, &written) == 2) {
-			*lost = in != written;
+			lost = in != written;
 			break;
 		}
 		if (line[0] != '#')
 			break;
 	}
+	ASSERT_FALSE(lost) TH_LOG("the trace buffer overflowed");
 	rewind(f);
 	return f;
+}
+
+/* The next event line of trace @f (the '#' header skipped) in @line; 0 at the end. */
+static int trace_next(FILE *f, char *line, int size)
+{
+	while (fgets(line, size, f))
+		if (line[0] != '#')
+			return 1;
+	return 0;
 }
 
 /*
@@ -435,27 +409,50 @@ static long long kthreads_used(const struct kthread_cpu *a, int na, struct kthre
 	return sum;
 }
 
-/* Log the kernel threads that used the most CPU in @kt. */
-static void log_top_kthreads(struct __test_metadata *_metadata, const char *when,
-			     struct kthread_cpu *kt, int n)
-{
-	char text[256] = "";
-	int i, k, best;
+/* The value of entry @i of a table, for top_entries(). */
+typedef long long (*entry_value_fn)(const void *table, int i);
 
-	for (k = 0; k < 4; k++) {
+/*
+ * The indexes of the (up to) @max of the @n entries of @table with the
+ * largest positive values, largest first (of equal ones the first), into
+ * @top; how many.
+ */
+static int top_entries(const void *table, int n, entry_value_fn value, int *top, int max)
+{
+	int i, j, k, best;
+
+	for (k = 0; k < max; k++) {
 		best = -1;
-		for (i = 0; i < n; i++)
-			if (kt[i].delta > 0 && (best < 0 || kt[i].delta > kt[best].delta))
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < k && top[j] != i; j++)
+				;
+			if (j == k && value(table, i) > 0 &&
+			    (best < 0 || value(table, i) > value(table, best)))
 				best = i;
+		}
 		if (best < 0)
 			break;
-		snprintf(text + strlen(text), sizeof(text) - strlen(text), " %s(%d)=%lld",
-			 kt[best].comm, kt[best].pid, kt[best].delta);
-		kt[best].delta = -kt[best].delta;
+		top[k] = best;
 	}
-	for (i = 0; i < n; i++)
-		if (kt[i].delta < 0)
-			kt[i].delta = -kt[i].delta;
+	return k;
+}
+
+static long long kthread_delta(const void *table, int i)
+{
+	return ((const struct kthread_cpu *)table)[i].delta;
+}
+
+/* Log the kernel threads that used the most CPU in @kt. */
+static void log_top_kthreads(struct __test_metadata *_metadata, const char *when,
+			     const struct kthread_cpu *kt, int n)
+{
+	char text[256] = "";
+	int top[4], i, k;
+
+	k = top_entries(kt, n, kthread_delta, top, 4);
+	for (i = 0; i < k; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), " %s(%d)=%lld",
+			 kt[top[i]].comm, kt[top[i]].pid, kt[top[i]].delta);
 	TH_LOG("busiest kernel threads %s (ticks):%s", when, text[0] ? text : " none");
 }
 
@@ -656,17 +653,13 @@ static struct pending *pending_of(struct pending *tab, int *n, int pid)
 static int count_freeze_items(struct __test_metadata *_metadata, struct pending *tab)
 {
 	char line[512], func[128], comm[20];
-	int n = 0, lost, pid, delta;
+	int n = 0, pid, delta;
 	struct pending *p;
-	FILE *f = trace_open(&lost);
+	FILE *f = trace_open(_metadata);
 
-	ASSERT_NE(NULL, f);
-	ASSERT_FALSE(lost) TH_LOG("the trace buffer overflowed");
-	while (fgets(line, sizeof(line), f)) {
+	while (trace_next(f, line, sizeof(line))) {
 		char *s;
 
-		if (line[0] == '#')
-			continue;
 		if (strstr(line, " todo_add: "))
 			delta = 1;
 		else if (strstr(line, " todo_run: ") || strstr(line, " todo_cancel: "))
@@ -882,6 +875,17 @@ BUG_PAIR(B4, kernel_threads_do_not_spin_after_the_thaw, check_b4, need_reenact, 
  * freeze succeeds, the forker goes on forking after the thaw, every child
  * exits normally, and the todo lists of the survivors are empty.
  */
+/* Count a forked child's exit: normal with status 7, or bad. */
+static void count_exit(int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 7) {
+		sh->exits_ok++;
+	} else {
+		sh->exits_bad++;
+		sh->last_bad_status = status;
+	}
+}
+
 static void forker(void)
 {
 	unsigned long n = 0;
@@ -901,12 +905,7 @@ static void forker(void)
 			for (i = 0; i < MAX_FORKED; i++)
 				if (sh->live[i] == pid)
 					sh->live[i] = 0;
-			if (WIFEXITED(status) && WEXITSTATUS(status) == 7) {
-				sh->exits_ok++;
-			} else {
-				sh->exits_bad++;
-				sh->last_bad_status = status;
-			}
+			count_exit(status);
 			continue;
 		}
 		pid = fork();
@@ -926,12 +925,7 @@ static void forker(void)
 		if (waitpid(sh->live[i], &status, 0) != sh->live[i])
 			_exit(4);
 		sh->live[i] = 0;
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 7) {
-			sh->exits_ok++;
-		} else {
-			sh->exits_bad++;
-			sh->last_bad_status = status;
-		}
+		count_exit(status);
 	}
 	_exit(0);
 }
@@ -1014,23 +1008,21 @@ static int freezer_call_site(const char *sym)
 	return 0;
 }
 
+static long long pending_adds(const void *table, int i)
+{
+	return ((const struct pending *)table)[i].adds;
+}
+
 /* Log the tasks that allocated the most (struct pending: adds = count). */
-static void log_top_allocators(struct __test_metadata *_metadata, struct pending *t, int n)
+static void log_top_allocators(struct __test_metadata *_metadata, const struct pending *t, int n)
 {
 	char text[256] = "";
-	int i, k, best;
+	int top[5], i, k;
 
-	for (k = 0; k < 5; k++) {
-		best = -1;
-		for (i = 0; i < n; i++)
-			if (t[i].adds > 0 && (best < 0 || t[i].adds > t[best].adds))
-				best = i;
-		if (best < 0)
-			break;
+	k = top_entries(t, n, pending_adds, top, 5);
+	for (i = 0; i < k; i++)
 		snprintf(text + strlen(text), sizeof(text) - strlen(text), " %s=%d",
-			 t[best].comm, t[best].adds);
-		t[best].adds = -t[best].adds;
-	}
+			 t[top[i]].comm, t[top[i]].adds);
 	TH_LOG("allocations by task:%s", text[0] ? text : " none");
 }
 
@@ -1043,7 +1035,7 @@ static int check_b9(struct __test_metadata *_metadata, FIXTURE_DATA(bugs) *self)
 	char line[512], sym[128], task[64], sites[8][64] = { "" };
 	int site_count[8] = { 0 }, nsites = 0;
 	static struct pending tasks[MAX_PENDING];
-	int i, ret, lost, ntasks = 0, bad = 0, total = 0, mine = 0, asked = 0;
+	int i, ret, ntasks = 0, bad = 0, total = 0, mine = 0, asked = 0;
 	struct pending *t;
 	/* The todo events show that the threads were asked to freeze. */
 	int todo = freezer_is("todo") &&
@@ -1062,14 +1054,10 @@ static int check_b9(struct __test_metadata *_metadata, FIXTURE_DATA(bugs) *self)
 	ret = freeze(_metadata, NULL);
 	trace_stop();
 
-	f = trace_open(&lost);
-	ASSERT_NE(NULL, f);
-	ASSERT_FALSE(lost) TH_LOG("the trace buffer overflowed");
-	while (fgets(line, sizeof(line), f)) {
+	f = trace_open(_metadata);
+	while (trace_next(f, line, sizeof(line))) {
 		char *s;
 
-		if (line[0] == '#')
-			continue;
 		if (strstr(line, " todo_add: ")) {
 			if (strstr(line, "comm=b9-threads ") && strstr(line, "func=todo_freeze"))
 				asked++;

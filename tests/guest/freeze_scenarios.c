@@ -125,23 +125,6 @@ static const char *freezer_name;
 /* What selecting it returned: 0, -ENOENT (not in this kernel), -errno. */
 static int freezer_err;
 
-/* Reap @pid within @ms milliseconds; its wait status, or -1. */
-static int reap_within(pid_t pid, int ms)
-{
-	int status;
-
-	for (; ms > 0; ms -= 5) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-
-		if (r == pid)
-			return status;
-		if (r < 0)
-			return -1;
-		usleep(5000);
-	}
-	return -1;
-}
-
 /* Still running (not exited): the freeze did not end its blocking call. */
 static int still_running(pid_t pid)
 {
@@ -477,12 +460,8 @@ FIXTURE_TEARDOWN(scen)
 	/* The vfork child is a grandchild: kill it, its parent reaps it. */
 	if (sh && sh != MAP_FAILED && sh->vfork_child > 0)
 		kill(sh->vfork_child, SIGKILL);
-	for (i = 0; i < MAX_CHILDREN; i++) {
-		if (self->child[i] > 0) {
-			kill(self->child[i], SIGKILL);
-			waitpid(self->child[i], NULL, 0);
-		}
-	}
+	for (i = 0; i < MAX_CHILDREN; i++)
+		kill_child(&self->child[i]);
 	restore_saved(HUNG_TIMEOUT, self->saved_hung_timeout);
 	restore_saved(HUNG_INTERVAL, self->saved_hung_interval);
 	restore_saved(HUNG_WARNINGS, self->saved_hung_warnings);
@@ -494,17 +473,36 @@ FIXTURE_TEARDOWN(scen)
 static void *gap_thread(void *arg)
 {
 	long i = (long)arg;
-	long long last = now_ns(), t;
 
-	for (;;) {
-		t = now_ns();
-		if (t - last > sh->max_gap_ns[i])
-			sh->max_gap_ns[i] = t - last;
-		last = t;
-		sh->iters[i]++;
-		usleep(THREAD_PERIOD_US);
+	gap_loop(&sh->max_gap_ns[i], &sh->iters[i], THREAD_PERIOD_US);
+}
+
+/* Fork a child that read()s 5 bytes from the pipe @fds into sh->buf. */
+static pid_t fork_pipe_reader(int fds[2])
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* Default signal dispositions: nothing may interrupt it. */
+		close(fds[1]);
+		sh->ret[0] = read(fds[0], sh->buf, 5);
+		sh->err[0] = errno;
+		_exit(0);
 	}
-	return NULL;
+	close(fds[0]);
+	return pid;
+}
+
+/* Write 5 bytes to pipe @fd: the reader *@child must get them and exit. */
+static void expect_pipe_read(struct __test_metadata *_metadata, pid_t *child, int fd)
+{
+	int status;
+
+	ASSERT_EQ(5, write(fd, "hello", 5));
+	status = reap_within(*child, 2000);
+	ASSERT_NE(-1, status);
+	*child = 0;
+	EXPECT_EQ(5, sh->ret[0]) TH_LOG("read() failed: %s", strerror(sh->err[0]));
 }
 
 /* Every thread of a many-threaded process is frozen, not just the leader. */
@@ -645,30 +643,18 @@ TEST_F(scen, ptraced_tracee_does_not_block_freeze)
 /* read() on a pipe sleeps through the freeze and returns the data. */
 TEST_F(scen, pipe_reader_sees_no_eintr)
 {
-	int fds[2], status;
+	int fds[2];
 
 	ASSERT_EQ(0, pipe(fds));
-	self->child[0] = fork();
+	self->child[0] = fork_pipe_reader(fds);
 	ASSERT_GE(self->child[0], 0);
-	if (self->child[0] == 0) {
-		/* Default signal dispositions: nothing may interrupt it. */
-		close(fds[1]);
-		sh->ret[0] = read(fds[0], sh->buf, 5);
-		sh->err[0] = errno;
-		_exit(0);
-	}
-	close(fds[0]);
 	ASSERT_TRUE(wait_state(self->child[0], 'S'));
 
 	ASSERT_EQ(0, freeze(_metadata));
 	usleep(100000);
 	EXPECT_TRUE(still_running(self->child[0])) TH_LOG("read() returned without data");
 
-	ASSERT_EQ(5, write(fds[1], "hello", 5));
-	status = reap_within(self->child[0], 2000);
-	ASSERT_NE(-1, status);
-	self->child[0] = 0;
-	EXPECT_EQ(5, sh->ret[0]) TH_LOG("read() failed: %s", strerror(sh->err[0]));
+	expect_pipe_read(_metadata, &self->child[0], fds[1]);
 	EXPECT_EQ(0, memcmp(sh->buf, "hello", 5));
 	close(fds[1]);
 }
@@ -1269,7 +1255,7 @@ TEST_F(scen, hung_task_detector_stays_quiet)
 {
 	long csw0, csw1;
 	pid_t khung;
-	int fds[2], status, count, i;
+	int fds[2], count, i;
 	char warnings[32], *log;
 	long long took;
 
@@ -1287,15 +1273,8 @@ TEST_F(scen, hung_task_detector_stays_quiet)
 	ASSERT_EQ(0, setup_pm_test(3));
 
 	ASSERT_EQ(0, pipe(fds));
-	self->child[0] = fork();
+	self->child[0] = fork_pipe_reader(fds);
 	ASSERT_GE(self->child[0], 0);
-	if (self->child[0] == 0) {
-		close(fds[1]);
-		sh->ret[0] = read(fds[0], sh->buf, 5);
-		sh->err[0] = errno;
-		_exit(0);
-	}
-	close(fds[0]);
 	self->child[1] = fork();
 	ASSERT_GE(self->child[1], 0);
 	if (self->child[1] == 0) {
@@ -1327,11 +1306,7 @@ TEST_F(scen, hung_task_detector_stays_quiet)
 		log_kernel_lines(log, "blocked for more than", 10);
 	free(log);
 
-	ASSERT_EQ(5, write(fds[1], "hello", 5));
-	status = reap_within(self->child[0], 2000);
-	ASSERT_NE(-1, status);
-	self->child[0] = 0;
-	EXPECT_EQ(5, sh->ret[0]) TH_LOG("read() failed: %s", strerror(sh->err[0]));
+	expect_pipe_read(_metadata, &self->child[0], fds[1]);
 	close(fds[1]);
 }
 

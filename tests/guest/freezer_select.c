@@ -64,6 +64,15 @@ static int write_freezer(const char *text, size_t len, ssize_t *written)
 	return n < 0 ? -errno : 0;
 }
 
+/* A teardown: kill the test's child, restore the freezer and pm_test. */
+static void undo_test(pid_t *child)
+{
+	kill_child(child);
+	if (saved[0])
+		write_str(FREEZER_SELECT, saved);
+	write_str(PM_TEST, "none");
+}
+
 FIXTURE(select) {
 	pid_t child;
 };
@@ -82,13 +91,7 @@ FIXTURE_SETUP(select)
 
 FIXTURE_TEARDOWN(select)
 {
-	if (self->child > 0) {
-		kill(self->child, SIGKILL);
-		waitpid(self->child, NULL, 0);
-	}
-	if (saved[0])
-		write_str(FREEZER_SELECT, saved);
-	write_str(PM_TEST, "none");
+	undo_test(&self->child);
 }
 
 #define NEED_SELECT() do { \
@@ -283,13 +286,7 @@ FIXTURE_SETUP(freeze)
 
 FIXTURE_TEARDOWN(freeze)
 {
-	if (self->child > 0) {
-		kill(self->child, SIGKILL);
-		waitpid(self->child, NULL, 0);
-	}
-	if (saved[0])
-		write_str(FREEZER_SELECT, saved);
-	write_str(PM_TEST, "none");
+	undo_test(&self->child);
 }
 
 /*
@@ -318,17 +315,8 @@ TEST_F_TIMEOUT(freeze, round_trip_works, 30)
 	self->child = fork();
 	ASSERT_GE(self->child, 0);
 	if (self->child == 0) {
-		long long last = now_ns(), t;
-
 		prctl(PR_SET_NAME, "select-sleeper");
-		for (;;) {
-			t = now_ns();
-			if (t - last > g->max_gap_ns)
-				g->max_gap_ns = t - last;
-			last = t;
-			g->iters++;
-			usleep(SLEEPER_PERIOD_US);
-		}
+		gap_loop(&g->max_gap_ns, &g->iters, SLEEPER_PERIOD_US);
 	}
 	for (i = 0; i < 400 && g->iters < 10; i++)
 		usleep(5000);

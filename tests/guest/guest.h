@@ -4,8 +4,10 @@
 #define GUEST_H
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
@@ -60,6 +62,49 @@ static inline int wait_state(pid_t pid, char state)
 		usleep(5000);
 	}
 	return 0;
+}
+
+/* Reap @pid within @ms milliseconds; its wait status, or -1. */
+static inline int reap_within(pid_t pid, int ms)
+{
+	int status;
+
+	for (; ms > 0; ms -= 5) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return status;
+		if (r < 0)
+			return -1;
+		usleep(5000);
+	}
+	return -1;
+}
+
+/* SIGKILL and reap *@pid if it is a child (> 0), then clear it. */
+static inline void kill_child(pid_t *pid)
+{
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
+	*pid = 0;
+}
+
+/* Loop for ever, sleeping @period_us: count *@iters, record *@max_gap_ns. */
+static inline __attribute__((noreturn)) void
+gap_loop(volatile long long *max_gap_ns, volatile unsigned long *iters, int period_us)
+{
+	long long last = now_ns(), t;
+
+	for (;;) {
+		t = now_ns();
+		if (t - last > *max_gap_ns)
+			*max_gap_ns = t - last;
+		last = t;
+		(*iters)++;
+		usleep(period_us);
+	}
 }
 
 #endif /* GUEST_H */
