@@ -61,7 +61,7 @@ fi
 # The CSVs: exact headers, and one row per freeze and floor run.
 name="bench smoke: results.csv has its header and a row per freeze and floor run"
 c=$out/results.csv
-if [ -s "$c" ] && [ "$(head -n 1 "$c")" = "kind,n,freezer,rep,freeze_ns,thaw_ns,frozen,left" ]; then
+if header_is "$c" "kind,n,freezer,rep,freeze_ns,thaw_ns,frozen,left"; then
 	# kinds x 2 freezers x reps, the same with no tasks (base), the floor
 	want=$((${#KINDS[@]} * 2 * REPS + 2 * REPS + REPS))
 	rows=$(tail -n +2 "$c" | grep -cE '^[a-z]+,[0-9]+,(todo|classic|floor),[0-9]+,[0-9]+,[0-9]*,[0-9]*,[0-9]*$' || true)
@@ -76,7 +76,7 @@ else
 fi
 name="bench smoke: summary.csv has its header and a todo and a classic row per kind"
 c=$out/summary.csv
-if [ -s "$c" ] && head -n 1 "$c" | grep -q '^kind,n,freezer,reps,freeze_median_ns,freeze_min_ns,freeze_max_ns,freeze_us_per_task,thaw_median_ns,.*,todo_classic_freeze,todo_classic_thaw,todo_floor_freeze,todo_floor_thaw,extra_tasks$'; then
+if header_is "$c" 'kind,n,freezer,reps,freeze_median_ns,freeze_min_ns,freeze_max_ns,freeze_us_per_task,thaw_median_ns,.*,todo_classic_freeze,todo_classic_thaw,todo_floor_freeze,todo_floor_thaw,extra_tasks'; then
 	missing=""
 	for k in "${KINDS[@]}"; do
 		grep -qE "^$k,10,todo,$REPS,[0-9]+,.*,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+\$" "$c" || missing+=" $k/todo"
@@ -89,7 +89,7 @@ else
 fi
 name="bench smoke: alloc.csv has its header and a row per kind and freezer"
 c=$out/alloc.csv
-if [ -s "$c" ] && [ "$(head -n 1 "$c")" = "kind,n,freezer,events,base_events,per_task,status" ]; then
+if header_is "$c" "kind,n,freezer,events,base_events,per_task,status"; then
 	rows=$(grep -cE '^[a-z]+,10,(todo|classic),' "$c" || true)
 	if [ "$rows" -eq $((2 * ${#KINDS[@]})) ]; then pass "$name"; else fail "$name ($rows rows)" "$c"; fi
 else

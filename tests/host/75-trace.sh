@@ -47,7 +47,7 @@ check_run() {
 	fi
 
 	name="trace ($mode): windows.csv has both freeze windows, non-empty, status 0"
-	if [ -s "$out/windows.csv" ] && [ "$(head -n 1 "$out/windows.csv")" = "window,start_s,seconds,events,status" ]; then
+	if header_is "$out/windows.csv" "window,start_s,seconds,events,status"; then
 		bad=""
 		for w in todo classic; do
 			grep -qE "^$w,$NUM,$NUM,[1-9][0-9]*,0\$" "$out/windows.csv" || bad+=" $w"
@@ -62,7 +62,7 @@ check_run() {
 
 	name="trace ($mode): summary.csv has its header and well-formed rows, syscalls inside both freezes"
 	c=$out/summary.csv
-	if [ -s "$c" ] && [ "$(head -n 1 "$c")" = "name,kind,todo_n,todo_per_s,classic_n,classic_per_s,idle_n,idle_per_s,outside_n,outside_per_s" ]; then
+	if header_is "$c" "name,kind,todo_n,todo_per_s,classic_n,classic_per_s,idle_n,idle_per_s,outside_n,outside_per_s"; then
 		rows=$(tail -n +2 "$c" | grep -cE "^[A-Za-z0-9_+]+,(syscall|signal)(,[0-9]+,$NUM){4}\$" || true)
 		bad=$(tail -n +2 "$c" | grep -cvE "^[A-Za-z0-9_+]+,(syscall|signal)(,[0-9]+,$NUM){4}\$" || true)
 		# The sums of the syscall rows inside each freeze window.

@@ -25,3 +25,7 @@ expect() {
 }
 
 scratch() { mktemp -d "$BUILD/test-tmp.XXXXXX"; }
+
+# header_is FILE REGEX: FILE is not empty and its first line, as a whole,
+# matches the extended regex (a CSV header, say).
+header_is() { [ -s "$1" ] && [[ $(head -n 1 "$1") =~ ^$2$ ]]; }
