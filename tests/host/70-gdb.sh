@@ -44,7 +44,7 @@ expect "$name" "$tmp/queued" \
 	'^\$[0-9]+ = 1$'
 
 name="gdb: the breakpoint in todo_freeze_self is hit in freeze_me's context"
-between "$out" 'Breakpoint [0-9]+, todo_freeze_self' '^[+]step' >"$tmp/self"
+between "$out" 'Breakpoint [0-9]+([.][0-9]+)?, todo_freeze_self' '^[+]step' >"$tmp/self"
 expect "$name" "$tmp/self" '^\+p \$lx_current\(\)\.comm$' '^\$[0-9]+ = "freeze_me\\000' \
 	' in task_todo_call \(' '^\$[0-9]+ = 1$'
 
@@ -63,7 +63,7 @@ expect "$name" "$tmp/frozen" '^frozen +[0-9]+ freeze_me +todo wait \(todo_refrig
 	'^freezer: todo; freezer_active=1 pm_freezing=1 '
 
 name="gdb: after the thaw nothing is queued and nothing frozen"
-after "$out" 'Breakpoint [0-9]+, pm_notifier_call_chain' >"$tmp/thawed"
+after "$out" 'Breakpoint [0-9]+([.][0-9]+)?, pm_notifier_call_chain' >"$tmp/thawed"
 expect "$name" "$tmp/thawed" '^0 item\(s\) pending on 0 task\(s\)$' '^0 frozen, 0 freezing, '
 
 # 2. Attach to a running ./linux, stop in freeze_me, detach: the guest
@@ -112,7 +112,7 @@ else
 	wait "$boot" && brc=0 || brc=$?
 	{ cat "$tmp/attach"; tail -n 12 "$log"; } >"$tmp/attach-all"
 	if [ "$rc" -eq 0 ] && [ "$brc" -eq 0 ] && ! grep -q 'Kernel panic' "$log"; then
-		expect "$name" "$tmp/attach-all" 'Breakpoint [0-9]+, todo_freeze_self' \
+		expect "$name" "$tmp/attach-all" 'Breakpoint [0-9]+([.][0-9]+)?, todo_freeze_self' \
 			'^\$1 = "freeze_me\\000' '^guest: debug: freeze and thaw done$'
 	else
 		fail "$name (gdb exit $rc, boot exit $brc)" "$tmp/attach-all"
