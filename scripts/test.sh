@@ -25,13 +25,33 @@ totals() {
 	echo "$passed passed, $failed failed, $skipped skipped"
 }
 
+# timed NAME CMD...: run CMD, adding "NAME N s" to the timings line.
+timings=()
+timed() {
+	local name=$1 t0=$SECONDS rc=0
+	shift
+	"$@" || rc=$?
+	timings+=("$name $((SECONDS - t0)) s")
+	return "$rc"
+}
+
+# The wall time of each step, for telling a slow machine from a slow change.
+show_timings() {
+	local t line=""
+	for t in "${timings[@]}"; do line+="${line:+, }$t"; done
+	info "took: $line; total $((SECONDS - start)) s"
+}
+
 main() {
-	local t name tests=() start=$SECONDS
+	local t name tests=() tests_start
+	start=$SECONDS
 	: >"$results"
-	if ! { "$TOP/scripts/deps.sh" && "$TOP/scripts/source.sh" &&
-		"$TOP/scripts/build.sh" "$TEST_FLAVOUR" && "$TOP/scripts/initramfs.sh"; }; then
+	if ! { timed packages "$TOP/scripts/deps.sh" && timed source "$TOP/scripts/source.sh" &&
+		timed build "$TOP/scripts/build.sh" "$TEST_FLAVOUR" &&
+		timed initramfs "$TOP/scripts/initramfs.sh"; }; then
 		echo "not ok - build: kernel '$TEST_FLAVOUR' and initramfs" >"$results"
 		count <"$results"
+		show_timings
 		totals
 		exit 1
 	fi
@@ -40,6 +60,7 @@ main() {
 	else
 		tests=("$TOP"/tests/host/[0-9]*.sh)
 	fi
+	tests_start=$SECONDS
 	for t in "${tests[@]}"; do
 		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
 		stage "test ${t#"$TOP"/}"
@@ -53,7 +74,9 @@ main() {
 		count <"$LOGS/test-current.out"
 		cat "$LOGS/test-current.out" >>"$results"
 	done
-	info "all results: ${results#"$TOP"/}; console logs: ${LOGS#"$TOP"/}/ ($((SECONDS - start)) s)"
+	timings+=("tests $((SECONDS - tests_start)) s")
+	info "all results: ${results#"$TOP"/}; console logs: ${LOGS#"$TOP"/}/"
+	show_timings
 	totals
 	[ "$failed" -eq 0 ]
 }

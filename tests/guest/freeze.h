@@ -29,6 +29,8 @@
 /* Write N: a freezable kthread "todo_stuck" sleeps N ms, no checkpoint. */
 #define KNOB_STUCK_KTHREAD	KNOB_DIR "/stuck_kthread_ms"
 #define TRACING			"/sys/kernel/tracing"
+/* The kernel's own times of the last freeze (CONFIG_FREEZER_BENCH). */
+#define FREEZER_BENCH_LAST	"/sys/kernel/debug/freezer_bench/last"
 
 /* Read a small file into @buf (NUL-terminated); bytes read or -errno. */
 static inline int read_str(const char *path, char *buf, size_t size)
@@ -93,6 +95,51 @@ static inline int write_int(const char *path, long val)
 
 	snprintf(buf, sizeof(buf), "%ld", val);
 	return write_str(path, buf);
+}
+
+/*
+ * The last freeze as the kernel measured it: when its last user task froze
+ * and when the thaw began (CLOCK_MONOTONIC, the clock of now_ns()), with
+ * the time freezing and thawing took and how many user tasks each saw.
+ */
+struct freeze_window {
+	long long freeze_ns, thaw_ns;
+	int frozen, left;
+	long long frozen_at_ns, thaw_at_ns;
+};
+
+/*
+ * Read the last freeze's window into @w: 0, or -errno (-ENOENT: no
+ * CONFIG_FREEZER_BENCH; -ERANGE: that freeze froze no user task).
+ *
+ * Every user task that freeze froze stopped before frozen_at_ns and ran no
+ * user code until after thaw_at_ns, so one that sat through it shows a gap
+ * between two of its clock readings longer than frozen_ns(), and one that
+ * was not frozen shows its ordinary gaps.  Tests compare with this window,
+ * never with pm_test_delay: that is a busy wait counted in delay loops
+ * calibrated at boot, as long or as short as the host's load then made it.
+ */
+static inline int last_freeze_window(struct freeze_window *w)
+{
+	char buf[256];
+	int n = read_str(FREEZER_BENCH_LAST, buf, sizeof(buf));
+
+	memset(w, 0, sizeof(*w));
+	if (n < 0)
+		return n;
+	if (sscanf(buf, "freeze_ns=%lld thaw_ns=%lld frozen=%d left=%d frozen_at_ns=%lld thaw_at_ns=%lld",
+		   &w->freeze_ns, &w->thaw_ns, &w->frozen, &w->left,
+		   &w->frozen_at_ns, &w->thaw_at_ns) != 6)
+		return -EPROTO;
+	if (!w->frozen_at_ns || w->thaw_at_ns <= w->frozen_at_ns)
+		return -ERANGE;
+	return 0;
+}
+
+/* How long every task frozen by that freeze stayed frozen, at least. */
+static inline long long frozen_ns(const struct freeze_window *w)
+{
+	return w->thaw_at_ns - w->frozen_at_ns;
 }
 
 /* Empty the kernel log buffer (so a test only sees its own messages). */

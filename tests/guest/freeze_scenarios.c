@@ -48,20 +48,14 @@
 #include "guest.h"
 #include "freeze.h"
 
-#define DELAY_S		1
-/* A gap this long means the task sat through the DELAY_S freeze. */
-#define FROZEN_GAP_NS	(DELAY_S * 800000000LL)
 /*
- * But pm_test_delay is an mdelay(), counted in delay loops calibrated at
- * boot: calibrated while the host was busy, it lasts a fraction of its
- * seconds (lpj a quarter of normal: a "1 s" freeze of 350 ms).  So the
- * gap checks go by the measured round trip, less what the freeze takes
- * around its frozen stretch, and need a round trip long enough to tell a
- * frozen task (one gap of about the round trip) from a sleeping one (gaps
- * of tens of ms).
+ * pm_test_delay: how long the freeze holds every task frozen, nominally.
+ * It is an mdelay(), counted in delay loops calibrated at boot, so a busy
+ * host makes it shorter or longer (a "1 s" freeze of 350 ms was seen): the
+ * checks compare with the window the kernel measured (struct freeze_window),
+ * never with this.
  */
-#define FREEZE_OVERHEAD_NS	150000000LL
-#define MIN_ROUND_TRIP_NS	300000000LL
+#define DELAY_S		1
 
 #define NR_THREADS	64
 /*
@@ -100,7 +94,7 @@ struct shared {
 	volatile int done[3];
 	volatile int futex_word;
 	volatile int futex_saw_word;
-	volatile long long elapsed_ns;
+	volatile long long started_ns, elapsed_ns;
 	volatile long long armed_ns, delivered_ns;
 	volatile int alarms;
 	volatile int resumed;
@@ -150,24 +144,20 @@ static int freeze(struct __test_metadata *_metadata)
 }
 
 /*
- * A freeze that must succeed, after which a task that sat through it shows
- * a gap of at least the returned ns.  When it began and how long it took
- * go to @start_ns and @round_trip_ns unless NULL.
+ * A freeze that must succeed; returns the window in which the kernel had
+ * every user task frozen (into @w unless NULL), which a task that sat
+ * through the freeze shows as a gap longer than the returned ns.
  */
-static long long freeze_for_gap(struct __test_metadata *_metadata, long long *start_ns,
-				long long *round_trip_ns)
+static long long freeze_for_gap(struct __test_metadata *_metadata, struct freeze_window *w)
 {
-	long long start = now_ns(), round_trip, gap;
+	struct freeze_window window;
 
-	ASSERT_EQ(0, freeze_timed(_metadata, &round_trip));
-	ASSERT_GE(round_trip, MIN_ROUND_TRIP_NS)
-		TH_LOG("the freeze was too short to tell frozen from sleeping tasks");
-	if (start_ns)
-		*start_ns = start;
-	if (round_trip_ns)
-		*round_trip_ns = round_trip;
-	gap = round_trip - FREEZE_OVERHEAD_NS;
-	return gap < FROZEN_GAP_NS ? gap : FROZEN_GAP_NS;
+	if (!w)
+		w = &window;
+	ASSERT_EQ(0, freeze(_metadata));
+	ASSERT_EQ(0, last_freeze_window(w)) TH_LOG("no freeze window in %s", FREEZER_BENCH_LAST);
+	TH_LOG("frozen window: %.3f ms, %d user tasks frozen", frozen_ns(w) / 1e6, w->frozen);
+	return frozen_ns(w);
 }
 
 /* Read @path into @saved (newline dropped), then write @val; 0 or -errno. */
@@ -394,22 +384,24 @@ static void log_kernel_lines(const char *log, const char *needle, int max)
 
 /*
  * After a freeze that failed on the timeout: the "Freezing WHAT failed
- * after ... (N tasks refusing to freeze, wq_busy=W):" line, N and W.
+ * after S.MMM seconds (N tasks refusing to freeze, wq_busy=W):" line, how
+ * long the kernel measured it tried, in ms, N and W.
  */
 static const char *parse_freeze_failure(const char *log, const char *what,
-					int *tasks, int *wq_busy)
+					int *tried_ms, int *tasks, int *wq_busy)
 {
 	char head[96];
-	const char *p, *paren;
+	const char *p;
+	int s, ms;
 
 	snprintf(head, sizeof(head), "Freezing %s failed after", what);
 	p = strstr(log, head);
 	if (!p)
 		return NULL;
-	paren = strchr(p, '(');
-	if (!paren || sscanf(paren, "(%d tasks refusing to freeze, wq_busy=%d)",
-			     tasks, wq_busy) != 2)
+	if (sscanf(p + strlen(head), " %d.%d seconds (%d tasks refusing to freeze, wq_busy=%d)",
+		   &s, &ms, tasks, wq_busy) != 4)
 		return NULL;
+	*tried_ms = s * 1000 + ms;
 	return p;
 }
 
@@ -549,13 +541,11 @@ TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 		if (sh->max_gap_ns[i] > max_before)
 			max_before = sh->max_gap_ns[i];
 	TH_LOG("largest gap of any thread before the freeze: %.3f ms", max_before / 1e6);
-	/* Otherwise a gap from before the freeze could pass for a frozen one. */
-	ASSERT_LT(max_before, FROZEN_GAP_NS / 2)
-		TH_LOG("a thread already had a %lld ns gap before the freeze", max_before);
 
 	for (i = 0; i < NR_THREADS; i++)
 		before[i] = sh->iters[i];
-	frozen_gap = freeze_for_gap(_metadata, NULL, NULL);
+	frozen_gap = freeze_for_gap(_metadata, NULL);
+	/* Otherwise a gap from before the freeze could pass for a frozen one. */
 	ASSERT_LT(max_before, frozen_gap);
 
 	/* After the thaw each thread must loop again to measure its gap. */
@@ -573,11 +563,11 @@ TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 	for (i = 0; i < NR_THREADS; i++) {
 		if (sh->max_gap_ns[i] < min_gap)
 			min_gap = sh->max_gap_ns[i];
-		EXPECT_GE(sh->max_gap_ns[i], frozen_gap)
+		EXPECT_GT(sh->max_gap_ns[i], frozen_gap)
 			TH_LOG("thread %d: largest gap only %lld ns", i, sh->max_gap_ns[i]);
 	}
-	TH_LOG("smallest per-thread max gap: %.3f ms over %d threads (pm_test_delay %d s)",
-	       min_gap / 1e6, NR_THREADS, DELAY_S);
+	TH_LOG("smallest per-thread max gap: %.3f ms over %d threads (frozen window %.3f ms)",
+	       min_gap / 1e6, NR_THREADS, frozen_gap / 1e6);
 }
 
 /* A SIGSTOPped task does not block the freeze and is still stopped after. */
@@ -662,34 +652,39 @@ TEST_F(scen, pipe_reader_sees_no_eintr)
 /* A nanosleep() cut by a freeze still sleeps its full time, returning 0. */
 TEST_F(scen, nanosleep_keeps_its_full_time_across_a_freeze)
 {
-	long long start;
+	struct freeze_window w;
 	int status;
 
 	self->child[0] = fork();
 	ASSERT_GE(self->child[0], 0);
 	if (self->child[0] == 0) {
 		struct timespec ts = { .tv_sec = 3 };
-		long long t0 = now_ns();
 
+		sh->started_ns = now_ns();
 		sh->ret[0] = nanosleep(&ts, NULL);
 		sh->err[0] = errno;
-		sh->elapsed_ns = now_ns() - t0;
+		sh->elapsed_ns = now_ns() - sh->started_ns;
 		_exit(0);
 	}
-	start = now_ns();
 	ASSERT_TRUE(wait_state(self->child[0], 'S'));
 	usleep(100000);
 
-	ASSERT_EQ(0, freeze(_metadata));
+	freeze_for_gap(_metadata, &w);
 	/* Otherwise the freeze did not fall into the sleep. */
-	ASSERT_LT(now_ns() - start, 2800000000LL) TH_LOG("freeze took too long to test this");
-	EXPECT_TRUE(still_running(self->child[0])) TH_LOG("nanosleep ended at the freeze");
+	ASSERT_LT(w.frozen_at_ns, sh->started_ns + 3000000000LL)
+		TH_LOG("every task froze only %.3f ms after the sleep began",
+		       (w.frozen_at_ns - sh->started_ns) / 1e6);
 
 	status = reap_within(self->child[0], 5000);
 	ASSERT_NE(-1, status);
 	self->child[0] = 0;
 	EXPECT_EQ(0, sh->ret[0]) TH_LOG("nanosleep failed: %s", strerror(sh->err[0]));
 	TH_LOG("nanosleep(3 s) took %.3f ms", sh->elapsed_ns / 1e6);
+	/*
+	 * Not a timing guess: nanosleep() never returns 0 before its time on
+	 * CLOCK_MONOTONIC, however busy the host; a freeze that ended the
+	 * sleep, or restarted it with the time left counted wrong, shows here.
+	 */
 	EXPECT_GE(sh->elapsed_ns, 3000000000LL);
 }
 
@@ -802,7 +797,8 @@ static void count_alarm(int sig)
 /* A timer signal that comes due while frozen is delivered after, exactly once. */
 TEST_F(scen, timer_signal_due_while_frozen_is_delivered_once)
 {
-	long long delay, frozen_gap;
+	struct freeze_window w;
+	long long delay, due;
 
 	self->child[0] = fork();
 	ASSERT_GE(self->child[0], 0);
@@ -826,22 +822,27 @@ TEST_F(scen, timer_signal_due_while_frozen_is_delivered_once)
 
 	/* Long enough for the timer to expire inside even a short freeze. */
 	ASSERT_EQ(0, setup_pm_test(2));
-	frozen_gap = freeze_for_gap(_metadata, NULL, NULL);
+	freeze_for_gap(_metadata, &w);
+	due = sh->armed_ns + 300000000LL;
+	TH_LOG("SIGALRM due %.3f ms after every task froze, %.3f ms before the thaw",
+	       (due - w.frozen_at_ns) / 1e6, (w.thaw_at_ns - due) / 1e6);
 	/* Else a signal handled in time could pass for a delayed one. */
-	ASSERT_GE(frozen_gap, 400000000LL) TH_LOG("the freeze was too short to test this");
+	ASSERT_TRUE(due > w.frozen_at_ns && due < w.thaw_at_ns)
+		TH_LOG("the timer did not come due inside the frozen window");
 	usleep(500000);
 	EXPECT_TRUE(still_running(self->child[0]));
 	EXPECT_EQ(1, sh->alarms);
 	delay = sh->delivered_ns - sh->armed_ns;
-	TH_LOG("SIGALRM armed for 300 ms, handled after %.3f ms", delay / 1e6);
+	TH_LOG("SIGALRM armed for 300 ms, handled after %.3f ms, %.3f ms after the thaw began",
+	       delay / 1e6, (sh->delivered_ns - w.thaw_at_ns) / 1e6);
 	/* Handled only after the thaw: the timer really expired while frozen. */
-	EXPECT_GE(delay, frozen_gap);
+	EXPECT_GT(sh->delivered_ns, w.thaw_at_ns);
 }
 
 /* A parent waiting in vfork() does not block the freeze and completes. */
 TEST_F(scen, vfork_parent_waiting_for_child)
 {
-	long long start, frozen_gap;
+	struct freeze_window w;
 	int status;
 
 	self->child[0] = fork();
@@ -850,6 +851,7 @@ TEST_F(scen, vfork_parent_waiting_for_child)
 		pid_t pid = vfork();
 
 		if (pid == 0) {
+			sh->started_ns = now_ns();
 			sh->vfork_child = getpid();
 			sleep(2);
 			_exit(0);
@@ -867,17 +869,23 @@ TEST_F(scen, vfork_parent_waiting_for_child)
 	ASSERT_TRUE(wait_state(self->child[0], 'D'))
 		TH_LOG("vfork parent in state '%c'", proc_state(self->child[0]));
 
-	frozen_gap = freeze_for_gap(_metadata, &start, NULL);
+	freeze_for_gap(_metadata, &w);
+	/* Otherwise the child's sleep had ended before the freeze. */
+	ASSERT_LT(w.frozen_at_ns, sh->started_ns + 2000000000LL)
+		TH_LOG("every task froze only %.3f ms after the child began its 2 s sleep",
+		       (w.frozen_at_ns - sh->started_ns) / 1e6);
 
 	status = reap_within(self->child[0], 4000);
 	ASSERT_NE(-1, status) TH_LOG("vfork parent not done within 4 s of the thaw");
 	/*
-	 * Not while frozen.  (When the freeze outlasts the child's sleep,
+	 * Not while frozen: the child was frozen in its sleep, so vfork()
+	 * returns after the thaw began.  (When the freeze outlasts the sleep,
 	 * both finish right after the thaw, perhaps before the write
 	 * returns: so no "still running after the freeze" check.)
 	 */
-	EXPECT_GE(sh->elapsed_ns, start + frozen_gap)
-		TH_LOG("vfork() returned %.3f ms into the freeze", (sh->elapsed_ns - start) / 1e6);
+	EXPECT_GT(sh->elapsed_ns, w.thaw_at_ns)
+		TH_LOG("vfork() returned %.3f ms before the thaw began",
+		       (w.thaw_at_ns - sh->elapsed_ns) / 1e6);
 	self->child[0] = 0;
 	sh->vfork_child = 0;
 	EXPECT_TRUE(WIFEXITED(status));
@@ -971,7 +979,7 @@ static void forker(void)
 TEST_F(scen, process_forking_in_a_loop_freezes_and_loses_no_child)
 {
 	unsigned long forks_before, iters_before, forks_at_thaw;
-	long long frozen_gap, round_trip, quiet_gap, t0;
+	long long frozen_gap, quiet_gap, t0;
 	int status, tries;
 
 	self->child[0] = fork();
@@ -989,9 +997,9 @@ TEST_F(scen, process_forking_in_a_loop_freezes_and_loses_no_child)
 	quiet_gap = sh->fork_max_gap_ns;
 	TH_LOG("forker: %.0f forks/s, largest gap before the freeze %.3f ms",
 	       (sh->forks - forks_before) * 1e9 / (now_ns() - t0), quiet_gap / 1e6);
-	ASSERT_LT(quiet_gap, FROZEN_GAP_NS / 2);
 
-	frozen_gap = freeze_for_gap(_metadata, NULL, &round_trip);
+	frozen_gap = freeze_for_gap(_metadata, NULL);
+	/* Otherwise a gap from before the freeze could pass for a frozen one. */
 	ASSERT_LT(quiet_gap, frozen_gap);
 	forks_at_thaw = sh->forks;
 	iters_before = sh->fork_iters;
@@ -1001,9 +1009,12 @@ TEST_F(scen, process_forking_in_a_loop_freezes_and_loses_no_child)
 		TH_LOG("the forker made no progress within 3 s of the thaw");
 	TH_LOG("forker: largest gap %.3f ms, %lu forks in all, %lu since the thaw",
 	       sh->fork_max_gap_ns / 1e6, sh->forks, sh->forks - forks_at_thaw);
-	/* It was frozen for about the freeze, not much more. */
-	EXPECT_GE(sh->fork_max_gap_ns, frozen_gap);
-	EXPECT_LT(sh->fork_max_gap_ns, round_trip + 1000000000LL);
+	/*
+	 * It sat through the freeze; that it was not held long after is the
+	 * progress check above (no upper bound here: how soon a thawed task
+	 * runs depends on the host's load).
+	 */
+	EXPECT_GT(sh->fork_max_gap_ns, frozen_gap);
 
 	sh->stop = 1;
 	status = reap_within(self->child[0], 5000);
@@ -1041,7 +1052,7 @@ static void *orphan_thread(void *arg)
  */
 TEST_F(scen, zombie_and_exited_group_leader_survive_a_freeze)
 {
-	long long frozen_gap;
+	long long frozen_gap, quiet_gap;
 	unsigned long before;
 	int status, tries;
 
@@ -1066,16 +1077,19 @@ TEST_F(scen, zombie_and_exited_group_leader_survive_a_freeze)
 	ASSERT_GE(sh->iters[0], 5UL);
 	sh->max_gap_ns[0] = 0;
 	usleep(100000);
+	quiet_gap = sh->max_gap_ns[0];
 
 	before = sh->iters[0];
-	frozen_gap = freeze_for_gap(_metadata, NULL, NULL);
+	frozen_gap = freeze_for_gap(_metadata, NULL);
+	/* Otherwise a gap from before the freeze could pass for a frozen one. */
+	ASSERT_LT(quiet_gap, frozen_gap);
 	EXPECT_EQ('Z', proc_state(self->child[0]));
 	EXPECT_EQ('Z', proc_state(self->child[1]));
 	for (tries = 0; tries < 400 && sh->iters[0] < before + 2; tries++)
 		usleep(5000);
 	EXPECT_GE(sh->iters[0], before + 2) TH_LOG("the thread did not run again after the thaw");
 	TH_LOG("thread of the exited leader: largest gap %.3f ms", sh->max_gap_ns[0] / 1e6);
-	EXPECT_GE(sh->max_gap_ns[0], frozen_gap);
+	EXPECT_GT(sh->max_gap_ns[0], frozen_gap);
 
 	status = reap_within(self->child[0], 1000);
 	ASSERT_NE(-1, status) TH_LOG("the zombie could not be reaped");
@@ -1314,20 +1328,31 @@ TEST_F(scen, hung_task_detector_stays_quiet)
 static void expect_refused_freeze(struct __test_metadata *_metadata, const char *what,
 				  const char *comm, pid_t pid)
 {
-	int tasks = -1, wq_busy = -1;
+	int tasks = -1, wq_busy = -1, tried_ms = -1;
 	long long took;
 	char *log;
 
 	dmesg_clear();
 	EXPECT_EQ(-EBUSY, freeze_timed(_metadata, &took));
-	/* It waited for the timeout, and not much longer. */
-	EXPECT_GE(took, (REFUSE_TIMEOUT_MS - 50) * 1000000LL);
-	EXPECT_LT(took, (REFUSE_TIMEOUT_MS + 1000) * 1000000LL);
+	/*
+	 * It gave up at the timeout, without waiting for the task: the task
+	 * is still in its REFUSE_MS sleep (three times the timeout).
+	 */
+	EXPECT_EQ('D', proc_state(pid)) TH_LOG("%s (pid %d) no longer in its sleep", comm, pid);
 
 	log = dmesg_read();
 	ASSERT_NE(NULL, log);
-	EXPECT_NE(NULL, parse_freeze_failure(log, what, &tasks, &wq_busy))
+	EXPECT_NE(NULL, parse_freeze_failure(log, what, &tried_ms, &tasks, &wq_busy))
 		TH_LOG("no \"Freezing %s failed after\" line", what);
+	TH_LOG("the kernel tried for %d ms, the write took %.3f ms", tried_ms, took / 1e6);
+	/*
+	 * It tried for the whole timeout: the kernel's deadline is in jiffies
+	 * (10 ms at HZ=100), so it cannot give up sooner than that less a
+	 * jiffy, however busy the host; and its own count of how long it tried
+	 * lies inside the write() measured around it.
+	 */
+	EXPECT_GE(tried_ms, REFUSE_TIMEOUT_MS - 10);
+	EXPECT_LE(tried_ms * 1000000LL, took);
 	EXPECT_EQ(1, tasks);
 	EXPECT_EQ(0, wq_busy);
 	EXPECT_TRUE(log_reports_task(log, comm, pid, 'D'))
@@ -1364,8 +1389,7 @@ TEST_F(scen, user_task_refusing_to_freeze_fails_it_with_ebusy)
 
 	expect_refused_freeze(_metadata, "user space processes", "unint_sleeper",
 			      self->child[0]);
-	/* Thawed: still in its sleep, no freeze item of this freeze left. */
-	EXPECT_EQ('D', proc_state(self->child[0]));
+	/* Thawed: no freeze item of this freeze left. */
 	snprintf(path, sizeof(path), "/proc/%d/todo", self->child[0]);
 	if (read_str(path, todo, sizeof(todo)) >= 0)
 		EXPECT_EQ(NULL, strstr(todo, "todo_freeze_self"))

@@ -74,6 +74,7 @@ static void suspend_once(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(rtc) *self, const char *freezer)
 {
 	char expect[64], alarm[16], *log;
+	struct freeze_window w;
 	long long t0, took;
 	int i, ret;
 
@@ -101,16 +102,22 @@ static void suspend_once(struct __test_metadata *_metadata,
 	TH_LOG("suspend-to-idle with the %s freezer: %d after %.3f s",
 	       freezer, ret, took / 1e9);
 	ASSERT_EQ(0, ret);
-	/* Woken by the alarm, not at once; and not by some later event. */
+	ASSERT_EQ(0, last_freeze_window(&w)) TH_LOG("no freeze window in %s", FREEZER_BENCH_LAST);
+	/*
+	 * Woken by the alarm, not at once.  Not a timing guess: "+N" arms the
+	 * alarm N whole seconds after the RTC's current second, so it cannot
+	 * fire sooner than N - 1 s after the write, however busy the host.
+	 * (No upper bound: how late the machine gets back depends on the load.)
+	 */
 	EXPECT_GE(took, (ALARM_S - 1) * 1000000000LL);
-	EXPECT_LT(took, (ALARM_S + 8) * 1000000000LL);
 
 	/* The child runs again and shows the suspend as one long gap. */
 	i = self->c->iters;
 	while (self->c->iters < (unsigned long)i + 3 && now_ns() - t0 < 20000000000LL)
 		usleep(10000);
-	TH_LOG("child's largest gap: %.3f s", self->c->max_gap_ns / 1e9);
-	EXPECT_GE(self->c->max_gap_ns, (ALARM_S - 1) * 1000000000LL);
+	TH_LOG("child's largest gap: %.3f s; user space frozen for %.3f s",
+	       self->c->max_gap_ns / 1e9, frozen_ns(&w) / 1e9);
+	EXPECT_GT(self->c->max_gap_ns, frozen_ns(&w));
 
 	log = dmesg_read();
 	ASSERT_NE(NULL, log);
