@@ -7,8 +7,8 @@
 # bench job (bench.sh, "make bench").
 . "$(dirname "$0")/lib.sh"
 
-# freeze_scenarios runs once per freezer, as freeze_scenarios.todo and
-# freeze_scenarios.classic (a freezer the kernel lacks makes its tests
+# freeze_scenarios and freeze_compat run once per freezer, as
+# PROG.todo and PROG.classic (a freezer the kernel lacks makes their tests
 # SKIP); then the todo freezer, the default, is selected again.
 for prog in /tests/*; do
 	case ${prog##*/} in
@@ -16,9 +16,9 @@ for prog in /tests/*; do
 	suspend_rtc) continue ;; # one per boot: the rtc job (rtc.sh)
 	bench_*) continue ;; # make bench only (scripts/guest/bench.sh)
 	demo_*) continue ;; # make demo only (scripts/guest/demo.sh)
-	freeze_scenarios)
+	freeze_scenarios | freeze_compat)
 		for freezer in todo classic; do
-			run_prog "freeze_scenarios.$freezer" "$prog" "$freezer"
+			run_prog "${prog##*/}.$freezer" "$prog" "$freezer"
 		done
 		if [ -w /sys/power/freezer ]; then
 			echo todo >/sys/power/freezer || rc=1

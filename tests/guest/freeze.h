@@ -142,6 +142,48 @@ static inline long long frozen_ns(const struct freeze_window *w)
 	return w->thaw_at_ns - w->frozen_at_ns;
 }
 
+/* How the user tasks of the last freeze were frozen (freezer:task_frozen). */
+struct frozen_by {
+	int item, checkpoint, in_place, refrigerator;
+};
+
+#define FROZEN_BY		"/sys/kernel/debug/freezer/frozen_by"
+
+/* Read the "user:" line of FROZEN_BY into @fb: 0 or -errno. */
+static inline int read_frozen_by(struct frozen_by *fb)
+{
+	char buf[256];
+	int n = read_str(FROZEN_BY, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	if (sscanf(buf, "user: item=%d checkpoint=%d in_place=%d refrigerator=%d",
+		   &fb->item, &fb->checkpoint, &fb->in_place, &fb->refrigerator) != 4)
+		return -EPROTO;
+	return 0;
+}
+
+/* Read @path into @saved (newline dropped), then write @val; 0 or -errno. */
+static inline int save_and_set(const char *path, char *saved, size_t size, long val)
+{
+	int n = read_str(path, saved, size);
+
+	if (n < 0) {
+		saved[0] = 0;
+		return n;
+	}
+	saved[strcspn(saved, "\n")] = 0;
+	return write_int(path, val);
+}
+
+/* Write back what save_and_set() saved in @saved, if anything, once. */
+static inline void restore_saved(const char *path, char *saved)
+{
+	if (saved[0])
+		write_str(path, saved);
+	saved[0] = 0;
+}
+
 /* Empty the kernel log buffer (so a test only sees its own messages). */
 static inline void dmesg_clear(void)
 {
@@ -167,6 +209,21 @@ static inline char *dmesg_read(void)
 	}
 	buf[n] = 0;
 	return buf;
+}
+
+/* Copy the kernel log lines matching @needle (all if NULL) to the test log. */
+static inline void log_kernel_lines(const char *log, const char *needle, int max)
+{
+	const char *p = log, *nl;
+
+	while (p && *p && max > 0) {
+		nl = strchr(p, '\n');
+		if (!needle || memmem(p, nl ? (size_t)(nl - p) : strlen(p), needle, strlen(needle))) {
+			fprintf(stderr, "#   kernel: %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+			max--;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
 }
 
 #endif /* FREEZE_H */

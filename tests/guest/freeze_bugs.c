@@ -32,6 +32,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -224,7 +225,11 @@ static int threads_looped(int n, const unsigned long *since, unsigned long min, 
 	return 0;
 }
 
-/* Fork a sleeper named @comm: usleep() in a loop. */
+/*
+ * Fork a sleeper named @comm: poll() with a timeout in a loop, a sleep
+ * that is not freezable, so the todo freezer asks it with an item (a
+ * usleep() sleeper would be frozen in place, without one).
+ */
 static pid_t fork_sleeper(const char *comm)
 {
 	pid_t pid = fork();
@@ -232,7 +237,7 @@ static pid_t fork_sleeper(const char *comm)
 	if (pid == 0) {
 		prctl(PR_SET_NAME, comm);
 		for (;;)
-			usleep(THREAD_PERIOD_US);
+			poll(NULL, 0, THREAD_PERIOD_US / 1000);
 	}
 	return pid;
 }
@@ -696,7 +701,7 @@ static int count_freeze_items(struct __test_metadata *_metadata, struct pending 
 }
 
 /*
- * B2: freeze once with a spinner and four sleepers (usleep(), read() on a
+ * B2: freeze once with a spinner and four sleepers (poll(), read() on a
  * pipe, pause()); over the todo events of the freeze no task ever has more
  * than one freeze item pending, and after the thaw the todo list of every
  * test task is empty.  With B2 every pass of the freeze loop queues

@@ -6,6 +6,7 @@
  * a gap longer than the window the kernel measured between the last task
  * frozen and the start of the thaw, and the child must keep running after.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

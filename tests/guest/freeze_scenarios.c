@@ -47,6 +47,7 @@
 #include "kselftest_harness.h"
 #include "guest.h"
 #include "freeze.h"
+#include "freezer_main.h"
 
 /*
  * pm_test_delay: how long the freeze holds every task frozen, nominally.
@@ -114,10 +115,6 @@ struct shared {
 
 static struct shared *sh;	/* for the threads and the signal handler */
 
-/* The freezer every test runs with (argv[1]), or NULL: the current one. */
-static const char *freezer_name;
-/* What selecting it returned: 0, -ENOENT (not in this kernel), -errno. */
-static int freezer_err;
 
 /* Still running (not exited): the freeze did not end its blocking call. */
 static int still_running(pid_t pid)
@@ -158,26 +155,6 @@ static long long freeze_for_gap(struct __test_metadata *_metadata, struct freeze
 	ASSERT_EQ(0, last_freeze_window(w)) TH_LOG("no freeze window in %s", FREEZER_BENCH_LAST);
 	TH_LOG("frozen window: %.3f ms, %d user tasks frozen", frozen_ns(w) / 1e6, w->frozen);
 	return frozen_ns(w);
-}
-
-/* Read @path into @saved (newline dropped), then write @val; 0 or -errno. */
-static int save_and_set(const char *path, char *saved, size_t size, long val)
-{
-	int n = read_str(path, saved, size);
-
-	if (n < 0) {
-		saved[0] = 0;
-		return n;
-	}
-	saved[strcspn(saved, "\n")] = 0;
-	return write_int(path, val);
-}
-
-static void restore_saved(const char *path, char *saved)
-{
-	if (saved[0])
-		write_str(path, saved);
-	saved[0] = 0;
 }
 
 /*
@@ -367,21 +344,6 @@ static int log_reports_task(const char *log, const char *comm, pid_t pid, char s
 	return 0;
 }
 
-/* Copy the kernel log lines matching @needle (all if NULL) to the test log. */
-static void log_kernel_lines(const char *log, const char *needle, int max)
-{
-	const char *p = log, *nl;
-
-	while (p && *p && max > 0) {
-		nl = strchr(p, '\n');
-		if (!needle || memmem(p, nl ? (size_t)(nl - p) : strlen(p), needle, strlen(needle))) {
-			fprintf(stderr, "#   kernel: %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
-			max--;
-		}
-		p = nl ? nl + 1 : NULL;
-	}
-}
-
 /*
  * After a freeze that failed on the timeout: the "Freezing WHAT failed
  * after S.MMM seconds (N tasks refusing to freeze, wq_busy=W):" line, how
@@ -425,14 +387,7 @@ FIXTURE_SETUP(scen)
 	self->saved_hung_timeout[0] = 0;
 	self->saved_hung_interval[0] = 0;
 	self->saved_hung_warnings[0] = 0;
-	if (freezer_err == -ENOENT)
-		SKIP(return, "no %s freezer in this kernel (no %s)", freezer_name, FREEZER_SELECT);
-	ASSERT_EQ(0, freezer_err)
-		TH_LOG("selecting the %s freezer: %s", freezer_name, strerror(-freezer_err));
-	if (freezer_name) {
-		ASSERT_TRUE(freezer_is(freezer_name))
-			TH_LOG("the %s freezer is no longer selected", freezer_name);
-	}
+	REQUIRE_CHOSEN_FREEZER();
 	if (access(PM_TEST, W_OK))
 		SKIP(return, "%s not writable: needs CONFIG_PM_DEBUG and root", PM_TEST);
 	ASSERT_EQ(0, setup_pm_test(DELAY_S));
@@ -502,6 +457,7 @@ TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 {
 	unsigned long before[NR_THREADS];
 	long long min_gap, max_before = 0, frozen_gap;
+	struct frozen_by fb;
 	int i, all, tries;
 
 	self->child[0] = fork();
@@ -568,6 +524,20 @@ TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 	}
 	TH_LOG("smallest per-thread max gap: %.3f ms over %d threads (frozen window %.3f ms)",
 	       min_gap / 1e6, NR_THREADS, frozen_gap / 1e6);
+
+	/*
+	 * The threads sleep in poll(), which is not freezable: the todo
+	 * freezer wakes them and each runs its item (or meets a checkpoint
+	 * first); the classic one sends them to the refrigerator.
+	 */
+	ASSERT_EQ(0, read_frozen_by(&fb)) TH_LOG("no %s", FROZEN_BY);
+	TH_LOG("user tasks frozen: %d by their item, %d at a checkpoint, %d in place, %d in the refrigerator",
+	       fb.item, fb.checkpoint, fb.in_place, fb.refrigerator);
+	if (freezer_is("todo")) {
+		EXPECT_GE(fb.item + fb.checkpoint, NR_THREADS);
+	} else {
+		EXPECT_GE(fb.refrigerator, NR_THREADS);
+	}
 }
 
 /* A SIGSTOPped task does not block the freeze and is still stopped after. */
@@ -653,6 +623,7 @@ TEST_F(scen, pipe_reader_sees_no_eintr)
 TEST_F(scen, nanosleep_keeps_its_full_time_across_a_freeze)
 {
 	struct freeze_window w;
+	struct frozen_by fb;
 	int status;
 
 	self->child[0] = fork();
@@ -674,6 +645,11 @@ TEST_F(scen, nanosleep_keeps_its_full_time_across_a_freeze)
 	ASSERT_LT(w.frozen_at_ns, sh->started_ns + 3000000000LL)
 		TH_LOG("every task froze only %.3f ms after the sleep began",
 		       (w.frozen_at_ns - sh->started_ns) / 1e6);
+	/* Both freezers freeze a freezable sleeper where it sleeps. */
+	ASSERT_EQ(0, read_frozen_by(&fb)) TH_LOG("no %s", FROZEN_BY);
+	TH_LOG("user tasks frozen: %d by their item, %d at a checkpoint, %d in place, %d in the refrigerator",
+	       fb.item, fb.checkpoint, fb.in_place, fb.refrigerator);
+	EXPECT_GE(fb.in_place, 1);
 
 	status = reap_within(self->child[0], 5000);
 	ASSERT_NE(-1, status);
@@ -1437,85 +1413,13 @@ TEST_F(scen, stuck_kernel_thread_fails_the_freeze_with_ebusy)
 	EXPECT_EQ(0, freeze(_metadata)) TH_LOG("the next freeze failed");
 }
 
-/*
- * The settings this program changes, as it found them: restored when it
- * exits, even after a test was killed on the harness's timeout before its
- * teardown could run.
- */
-static pid_t main_pid;
-static struct saved_setting {
-	const char *path;
-	char value[32];
-} saved_settings[] = {
+/* The settings this program changes, restored when it exits. */
+static struct saved_setting settings[] = {
 	{ .path = PM_FREEZE_TIMEOUT }, { .path = HUNG_TIMEOUT },
 	{ .path = HUNG_INTERVAL }, { .path = HUNG_WARNINGS },
 };
-static char saved_freezer[16];
 
-/* While it runs, a freeze that fails gives up after this many ms. */
-#define RUN_FREEZE_TIMEOUT_MS	5000
-
-static void restore_settings(void)
-{
-	unsigned int i;
-
-	if (getpid() != main_pid)
-		return;
-	for (i = 0; i < sizeof(saved_settings) / sizeof(saved_settings[0]); i++)
-		restore_saved(saved_settings[i].path, saved_settings[i].value);
-	write_str(PM_TEST, "none");
-	if (saved_freezer[0])
-		write_str(FREEZER_SELECT, saved_freezer);
-}
-
-static void save_settings(void)
-{
-	char buf[64], *open_bracket, *close_bracket;
-	unsigned int i;
-
-	main_pid = getpid();
-	for (i = 0; i < sizeof(saved_settings) / sizeof(saved_settings[0]); i++) {
-		struct saved_setting *ss = &saved_settings[i];
-
-		if (read_str(ss->path, ss->value, sizeof(ss->value)) < 0)
-			ss->value[0] = 0;
-		ss->value[strcspn(ss->value, "\n")] = 0;
-	}
-	/* "[todo] classic" */
-	if (read_str(FREEZER_SELECT, buf, sizeof(buf)) > 0 &&
-	    (open_bracket = strchr(buf, '[')) && (close_bracket = strchr(open_bracket, ']'))) {
-		*close_bracket = 0;
-		snprintf(saved_freezer, sizeof(saved_freezer), "%s", open_bracket + 1);
-	}
-	atexit(restore_settings);
-}
-
-/*
- * freeze_scenarios [todo|classic] [harness options]: select the freezer,
- * then run the harness on the other arguments.
- */
 int main(int argc, char **argv)
 {
-	char **args = argv;
-
-	save_settings();
-	/*
-	 * The default 20 s would let a test whose freezes fail run into the
-	 * harness's 30 s timeout, which kills it before its teardown.
-	 */
-	if (saved_settings[0].value[0] && atol(saved_settings[0].value) > RUN_FREEZE_TIMEOUT_MS)
-		write_int(PM_FREEZE_TIMEOUT, RUN_FREEZE_TIMEOUT_MS);
-	if (argc > 1 && argv[1][0] != '-') {
-		freezer_name = argv[1];
-		if (strcmp(freezer_name, "todo") && strcmp(freezer_name, "classic")) {
-			fprintf(stderr, "usage: %s [todo|classic] [harness options]\n", argv[0]);
-			return KSFT_FAIL;
-		}
-		freezer_err = select_freezer(freezer_name);
-		/* The harness sees argv[0] and the options after the name. */
-		args = argv + 1;
-		args[0] = argv[0];
-		argc--;
-	}
-	return test_harness_run(argc, args);
+	return freezer_test_main(argc, argv, settings, sizeof(settings) / sizeof(settings[0]));
 }

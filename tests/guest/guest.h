@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,7 +92,13 @@ static inline void kill_child(pid_t *pid)
 	*pid = 0;
 }
 
-/* Loop for ever, sleeping @period_us: count *@iters, record *@max_gap_ns. */
+/*
+ * Loop for ever, sleeping @period_us: count *@iters, record *@max_gap_ns.
+ * It sleeps in poll(), an interruptible sleep that is not freezable, so a
+ * freezer must wake it and it freezes on its way back to user space (the
+ * todo freezer through its item).  usleep() would sleep freezably, and
+ * both freezers freeze such a sleeper in place, without waking it.
+ */
 static inline __attribute__((noreturn)) void
 gap_loop(volatile long long *max_gap_ns, volatile unsigned long *iters, int period_us)
 {
@@ -103,7 +110,7 @@ gap_loop(volatile long long *max_gap_ns, volatile unsigned long *iters, int peri
 			*max_gap_ns = t - last;
 		last = t;
 		(*iters)++;
-		usleep(period_us);
+		poll(NULL, 0, period_us / 1000);
 	}
 }
 

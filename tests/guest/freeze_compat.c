@@ -1,0 +1,2033 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The todo freezer as a drop-in replacement for the classic one:
+ * every task the classic freezer freezes, the todo freezer freezes too, and
+ * user space cannot tell which freezer ran: same return values, same errno,
+ * same timeouts.  Where the classic freezer itself already differs from no
+ * freeze at all (a system call that returns EINTR when the freezer wakes
+ * it), the test asserts what the classic freezer does, for both.
+ *
+ *  1. io_uring: an SQPOLL ring (its thread "iou-sqp-PID"), an idle io-wq
+ *     worker ("iou-wrk-PID") with a poll-armed pipe read pending, and an
+ *     io-wq worker blocked in a splice: threads of the process that never
+ *     return to user space (PF_USER_WORKER).  The freeze succeeds and the
+ *     rings work after the thaw.
+ *  2. cgroup v2: tasks frozen through cgroup.freeze stay frozen across a
+ *     system freeze, which succeeds.
+ *  3. System calls sleeping interruptibly, freezable or not: for each one
+ *     user space can reach in our configs, the call sleeps through the
+ *     freeze and returns what it returns without a freeze, keeping its
+ *     timeout; or, where the classic freezer interrupts it, it returns
+ *     EINTR with both freezers.  The audit behind the choice of calls is
+ *     the list below.
+ *  4. cgroup v1 freezer: tasks frozen (or still freezing) through
+ *     freezer.state stay frozen across a system freeze.  A sleeper the
+ *     cgroup froze in place ran on after the system thaw with the classic
+ *     freezer of 6.12 too; kernel-patches/0013 fixes it for both.
+ *  5. OOM: a task frozen by the system freeze and then chosen by the OOM
+ *     killer exits, so that oom_killer_disable() and the freeze succeed.
+ *
+ * Every test freezes through the standard interface (pm_test=freezer,
+ * "echo freeze > /sys/power/state": freeze, pm_test_delay and thaw inside
+ * that one write) with the freezer named by argv[1].  Times are compared
+ * only with the window the kernel measured in the same run (struct
+ * freeze_window, CONFIG_FREEZER_BENCH), never with pm_test_delay.
+ *
+ * Which sleepers are tested (git grep TASK_FREEZABLE in 6.12, and the
+ * wait_event_freezable*() users), in the configs of this project:
+ *
+ *  - freezable, interruptible, returns -EINTR itself: the classic freezer
+ *    freezes the sleeper in place and user space sees nothing; a freezer
+ *    that wakes it (TIF_NOTIFY_SIGNAL) makes it fail:
+ *	rt_sigtimedwait()/sigwaitinfo()	kernel/signal.c do_sigtimedwait()
+ *	recv()/read()/recvmsg() on an AF_UNIX stream socket with
+ *	SO_RCVTIMEO			net/unix/af_unix.c unix_stream_data_wait()
+ *	and the same without a timeout after part of a MSG_WAITALL or
+ *	SO_RCVLOWAT read: a short count instead of the whole read.
+ *  - freezable, interruptible, restarted (-ERESTARTSYS, restart block):
+ *    invisible with both freezers: futex() FUTEX_WAIT*, futex_waitv(),
+ *    nanosleep(), clock_nanosleep(), wait4(), waitid().
+ *  - freezable, uninterruptible or killable: frozen in place by both
+ *    freezers: vfork() (freeze_scenarios), coredump waits, umh waits.
+ *  - not freezable, interruptible: both freezers wake it (the classic one
+ *    with a fake signal), so both give the same result.  Restarted, so
+ *    invisible: read() on a pipe, poll(), select(), msgrcv(),
+ *    mq_receive()/mq_timedreceive(), flock(), fcntl(F_SETLKW), accept()
+ *    without a timeout, eventfd and signalfd reads, pause() (returns
+ *    EINTR only when its handler ran); but select() with a timeout is
+ *    restarted with what was left of it, so the time frozen is added to
+ *    its timeout, with either freezer.  Returning EINTR with the classic
+ *    freezer too: epoll_wait(), semop()/semtimedop(), io_getevents(),
+ *    accept() and AF_UNIX datagram recv() with SO_RCVTIMEO; and an io-wq
+ *    request blocked in an interruptible sleep completes with -EINTR.
+ *  - not reachable here: binder, NFS, SMB, fanotify, the freezable kernel
+ *    threads' waits (xfs, f2fs, gfs2, khugepaged, ...), pid namespaces.
+ *
+ * Usage: freeze_compat [todo|classic] [harness options]
+ * A freezer this kernel does not have makes every test SKIP.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/aio_abi.h>
+#include <linux/futex.h>
+#include <linux/io_uring.h>
+#include <mqueue.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/msg.h>
+#include <sys/select.h>
+#include <sys/sem.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "guest.h"
+#include "freeze.h"
+#include "freezer_main.h"
+
+/* pm_test_delay of most tests; the timeout tests hold the freeze longer. */
+#define DELAY_S			1
+#define TIMEOUT_DELAY_S		2
+/*
+ * The timeout of the timeout tests: shorter than the freeze they sit in,
+ * so that it comes due while every task is frozen.
+ */
+#define SHORT_TIMEOUT_MS	1000
+/* The timeout of calls that are to be woken long before it. */
+#define LONG_TIMEOUT_MS		20000
+/* SO_RCVTIMEO counts jiffies: the wait may end up to one (HZ=100) early. */
+#define JIFFY_NS		10000000LL
+
+#define MAX_CHILDREN		12
+#define CG2_MAGIC		0x63677270	/* CGROUP2_SUPER_MAGIC */
+#define CG2_DIR			"/tmp/freeze_compat.cgroup2"
+#define CG1_DIR			"/tmp/freeze_compat.freezer"
+#define LOCK_FILE		"/tmp/freeze_compat.lock"
+/*
+ * While the OOM test runs, a freeze gives up after this many ms: longer
+ * than the hog's populate takes (3 to 5 s on the KASAN test kernel), which
+ * the freeze has to wait for; oom_killer_disable() waits as long.
+ */
+#define OOM_FREEZE_TIMEOUT_MS	10000
+/* How long the hog populates before the freeze begins. */
+#define HOG_HEAD_START_US	30000
+
+/* What one blocking call in a child did (shared, MAP_SHARED). */
+struct call_slot {
+	volatile long ret;
+	volatile int err;
+	volatile int started, done;
+	/* CLOCK_MONOTONIC: entering the call, leaving it, its deadline */
+	volatile long long start_ns, end_ns, deadline_ns;
+	volatile long aux;
+	char buf[64];
+};
+
+struct shared {
+	struct call_slot slot[MAX_CHILDREN];
+	volatile unsigned long counter[MAX_CHILDREN];
+	volatile int ready[MAX_CHILDREN];
+	volatile int futex_word;
+	volatile int usr1;
+	volatile long long hog_ns;
+	volatile int hog_done;
+};
+
+static struct shared *sh;
+
+
+/*
+ * One blocking system call, run in a child: @fn does its set-up, calls
+ * slot_begin() and makes the call, returning what the call returned; the
+ * child records errno right after.  The parent fills in the fds before the
+ * fork.
+ */
+struct call {
+	const char *name;
+	long (*fn)(const struct call *c, struct call_slot *s);
+	int fd;
+	long timeout_ms;
+	size_t len;
+	int flags;
+	int id;
+};
+
+static void slot_begin(struct call_slot *s)
+{
+	s->start_ns = now_ns();
+	s->started = 1;
+	errno = 0;
+}
+
+static pid_t fork_call(const struct call *c, int i)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct call_slot *s = &sh->slot[i];
+		long ret = c->fn(c, s);
+
+		s->err = errno;
+		s->end_ns = now_ns();
+		s->ret = ret;
+		__sync_synchronize();
+		s->done = 1;
+		_exit(0);
+	}
+	return pid;
+}
+
+/* Wait until call @i (child @pid) sleeps in its call; 0, or -1. */
+static int wait_blocked(pid_t pid, int i)
+{
+	int tries;
+
+	for (tries = 0; tries < 600; tries++) {
+		if (sh->slot[i].done)
+			return -1;
+		if (sh->slot[i].started && proc_state(pid) == 'S')
+			return 0;
+		usleep(5000);
+	}
+	return -1;
+}
+
+static const char *errname(int err)
+{
+	static char buf[32];
+
+	switch (err) {
+	case 0: return "0";
+	case EINTR: return "EINTR";
+	case EAGAIN: return "EAGAIN";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case EBUSY: return "EBUSY";
+	case ERANGE: return "ERANGE";
+	}
+	snprintf(buf, sizeof(buf), "errno %d", err);
+	return buf;
+}
+
+/* Log what call @i returned and when, relative to its start and @w. */
+static void log_call(struct __test_metadata *_metadata, const char *name, int i,
+		     const struct freeze_window *w)
+{
+	const struct call_slot *s = &sh->slot[i];
+
+	if (!s->done) {
+		TH_LOG("%s: still blocked", name);
+		return;
+	}
+	TH_LOG("%s: returned %ld (%s) after %.3f ms%s%.3f ms after the thaw began",
+	       name, s->ret, s->ret < 0 ? errname(s->err) : "ok",
+	       (s->end_ns - s->start_ns) / 1e6, w ? ", " : "",
+	       w ? (s->end_ns - w->thaw_at_ns) / 1e6 : 0.0);
+}
+
+/* Call @i returned @want, or -1 with errno @want_err if @want is -1. */
+static void expect_ret(struct __test_metadata *_metadata, const char *name, int i,
+		       long want, int want_err)
+{
+	const struct call_slot *s = &sh->slot[i];
+
+	EXPECT_TRUE(s->done) TH_LOG("%s never returned", name);
+	if (!s->done)
+		return;
+	if (want == -1) {
+		EXPECT_TRUE(s->ret == -1 && s->err == want_err)
+			TH_LOG("%s returned %ld (%s), expected -1 (%s)", name, s->ret,
+			       s->ret < 0 ? errname(s->err) : "ok", errname(want_err));
+	} else {
+		EXPECT_EQ(want, s->ret)
+			TH_LOG("%s returned %ld (%s), expected %ld", name, s->ret,
+			       s->ret < 0 ? errname(s->err) : "ok", want);
+	}
+}
+
+/* After the thaw: the @n calls still sleep, none ended at the freeze. */
+static void expect_still_blocked(struct __test_metadata *_metadata, const struct call *calls,
+				 int n, const struct freeze_window *w)
+{
+	int i;
+
+	usleep(100000);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, sh->slot[i].done)
+			TH_LOG("%s ended at the freeze, before it was woken: %ld (%s), %.3f ms after the thaw began",
+			       calls[i].name, sh->slot[i].ret,
+			       sh->slot[i].ret < 0 ? errname(sh->slot[i].err) : "ok",
+			       (sh->slot[i].end_ns - w->thaw_at_ns) / 1e6);
+	}
+}
+
+/*
+ * Call @i had a deadline (s->deadline_ns) inside the freeze window @w: it
+ * did not return before it (less @early_ns for jiffies-based timeouts),
+ * nor while every task was frozen, and it was not restarted with its whole
+ * timeout (@timeout_ns) after the thaw.
+ */
+static void expect_deadline_kept(struct __test_metadata *_metadata, const char *name, int i,
+				 const struct freeze_window *w, long long timeout_ns,
+				 long long early_ns)
+{
+	const struct call_slot *s = &sh->slot[i];
+
+	if (!s->done)
+		return;
+	TH_LOG("%s: began %.3f ms before every task was frozen; deadline %.3f ms before the thaw began; returned %.3f ms after the thaw began",
+	       name, (w->frozen_at_ns - s->start_ns) / 1e6, (w->thaw_at_ns - s->deadline_ns) / 1e6,
+	       (s->end_ns - w->thaw_at_ns) / 1e6);
+	EXPECT_GE(s->end_ns, s->deadline_ns - early_ns)
+		TH_LOG("%s returned %.3f ms before its deadline", name,
+		       (s->deadline_ns - s->end_ns) / 1e6);
+	EXPECT_GT(s->end_ns, w->thaw_at_ns)
+		TH_LOG("%s returned while every task was frozen", name);
+	EXPECT_LT(s->end_ns, w->thaw_at_ns + timeout_ns)
+		TH_LOG("%s returned %.3f ms after the thaw: its timeout started again",
+		       name, (s->end_ns - w->thaw_at_ns) / 1e6);
+}
+
+/* Freeze and thaw; 0 or -errno.  On failure, logs who refused. */
+static int freeze(struct __test_metadata *_metadata)
+{
+	long long t0 = now_ns();
+	int ret;
+	char *log;
+
+	dmesg_clear();
+	ret = freeze_thaw();
+	TH_LOG("freeze round trip: %s, %.3f ms", ret ? errname(-ret) : "0", (now_ns() - t0) / 1e6);
+	if (ret && (log = dmesg_read())) {
+		log_kernel_lines(log, "Freezing", 4);
+		log_kernel_lines(log, "task:", 8);
+		free(log);
+	}
+	return ret;
+}
+
+/* A freeze that must succeed, and the window the kernel measured. */
+static void freeze_window(struct __test_metadata *_metadata, struct freeze_window *w)
+{
+	ASSERT_EQ(0, freeze(_metadata));
+	ASSERT_EQ(0, last_freeze_window(w)) TH_LOG("no freeze window in %s", FREEZER_BENCH_LAST);
+	TH_LOG("frozen window: %.3f ms, %d user tasks frozen", frozen_ns(w) / 1e6, w->frozen);
+}
+
+/* A task of @pid whose comm starts with @prefix: its tid, or 0. */
+static pid_t find_thread(pid_t pid, const char *prefix, char *state)
+{
+	char path[64], comm[32];
+	struct dirent *de;
+	DIR *dir;
+	pid_t found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, atoi(de->d_name));
+		if (read_str(path, comm, sizeof(comm)) <= 0 || strncmp(comm, prefix, strlen(prefix)))
+			continue;
+		found = atoi(de->d_name);
+		if (state)
+			*state = proc_state(found);
+		break;
+	}
+	closedir(dir);
+	return found;
+}
+
+/* A field of /proc/meminfo in kB, or -1. */
+static long meminfo_kb(const char *field)
+{
+	char buf[4096], *p;
+
+	if (read_str("/proc/meminfo", buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, field);
+	if (!p || p[strlen(field)] != ':')
+		return -1;
+	return strtol(p + strlen(field) + 1, NULL, 10);
+}
+
+FIXTURE(compat) {
+	pid_t child[MAX_CHILDREN];
+	/* Set by the tests, cleaned up by the teardown. */
+	char saved_freeze_timeout[32];
+	char cg2_root[64], cg2_dir[128], cg1_dir[128];
+	int cg2_mounted, cg1_mounted;
+	int sem_id, msg_id;
+	char mq_name[32];
+	int lock_file;
+};
+
+FIXTURE_SETUP(compat)
+{
+	int i;
+
+	for (i = 0; i < MAX_CHILDREN; i++)
+		self->child[i] = 0;
+	self->saved_freeze_timeout[0] = 0;
+	self->cg2_root[0] = self->cg2_dir[0] = self->cg1_dir[0] = 0;
+	self->cg2_mounted = self->cg1_mounted = 0;
+	self->sem_id = self->msg_id = -1;
+	self->mq_name[0] = 0;
+	self->lock_file = 0;
+	REQUIRE_CHOSEN_FREEZER();
+	if (access(PM_TEST, W_OK))
+		SKIP(return, "%s not writable: needs CONFIG_PM_DEBUG and root", PM_TEST);
+	if (access(FREEZER_BENCH_LAST, R_OK))
+		SKIP(return, "no %s (CONFIG_FREEZER_BENCH): no freeze window to compare with",
+		     FREEZER_BENCH_LAST);
+	ASSERT_EQ(0, setup_pm_test(DELAY_S));
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+}
+
+FIXTURE_TEARDOWN(compat)
+{
+	char path[160];
+	int i;
+
+	/* Thawed first: a task frozen by cgroup v1 ignores SIGKILL. */
+	if (self->cg1_dir[0]) {
+		snprintf(path, sizeof(path), "%s/freezer.state", self->cg1_dir);
+		write_str(path, "THAWED");
+	}
+	if (self->cg2_dir[0]) {
+		snprintf(path, sizeof(path), "%s/cgroup.freeze", self->cg2_dir);
+		write_str(path, "0");
+	}
+	for (i = 0; i < MAX_CHILDREN; i++)
+		kill_child(&self->child[i]);
+	if (self->cg1_dir[0])
+		rmdir(self->cg1_dir);
+	if (self->cg1_mounted)
+		umount2(CG1_DIR, MNT_DETACH);
+	if (self->cg2_dir[0])
+		rmdir(self->cg2_dir);
+	if (self->cg2_mounted)
+		umount2(CG2_DIR, MNT_DETACH);
+	if (self->sem_id >= 0)
+		semctl(self->sem_id, 0, IPC_RMID);
+	if (self->msg_id >= 0)
+		msgctl(self->msg_id, IPC_RMID, NULL);
+	if (self->mq_name[0])
+		mq_unlink(self->mq_name);
+	if (self->lock_file)
+		unlink(LOCK_FILE);
+	if (self->saved_freeze_timeout[0])
+		write_str(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout);
+	write_str(PM_TEST, "none");
+}
+
+/*
+ * 1. io_uring, through raw system calls: the rings mmap()ed, SQEs written
+ * and CQEs reaped by hand.
+ */
+struct uring {
+	int fd;
+	unsigned int flags;
+	void *sq_ring, *cq_ring;
+	size_t sq_ring_sz, cq_ring_sz, sqes_sz;
+	struct io_uring_sqe *sqes;
+	unsigned int *sq_head, *sq_tail, *sq_mask, *sq_flags, *sq_array;
+	unsigned int *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_cqe *cqes;
+};
+
+static void uring_exit(struct uring *r)
+{
+	if (r->sqes && r->sqes != MAP_FAILED)
+		munmap(r->sqes, r->sqes_sz);
+	if (r->cq_ring && r->cq_ring != MAP_FAILED && r->cq_ring != r->sq_ring)
+		munmap(r->cq_ring, r->cq_ring_sz);
+	if (r->sq_ring && r->sq_ring != MAP_FAILED)
+		munmap(r->sq_ring, r->sq_ring_sz);
+	if (r->fd > 0)
+		close(r->fd);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Set up a ring of @entries with setup @flags; 0 or -errno. */
+static int uring_init(struct uring *r, unsigned int entries, unsigned int flags)
+{
+	struct io_uring_params p;
+
+	memset(r, 0, sizeof(*r));
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	/* The SQ thread goes to sleep after 50 ms without work. */
+	p.sq_thread_idle = 50;
+	r->fd = syscall(__NR_io_uring_setup, entries, &p);
+	if (r->fd < 0) {
+		r->fd = 0;
+		return -errno;
+	}
+	r->flags = flags;
+	r->sq_ring_sz = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	r->cq_ring_sz = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if (p.features & IORING_FEAT_SINGLE_MMAP) {
+		if (r->cq_ring_sz > r->sq_ring_sz)
+			r->sq_ring_sz = r->cq_ring_sz;
+		r->cq_ring_sz = r->sq_ring_sz;
+	}
+	r->sq_ring = mmap(NULL, r->sq_ring_sz, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
+	if (r->sq_ring == MAP_FAILED)
+		return -errno;
+	if (p.features & IORING_FEAT_SINGLE_MMAP)
+		r->cq_ring = r->sq_ring;
+	else
+		r->cq_ring = mmap(NULL, r->cq_ring_sz, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_CQ_RING);
+	if (r->cq_ring == MAP_FAILED)
+		return -errno;
+	r->sqes_sz = p.sq_entries * sizeof(struct io_uring_sqe);
+	r->sqes = mmap(NULL, r->sqes_sz, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
+	if (r->sqes == MAP_FAILED)
+		return -errno;
+	r->sq_head = (unsigned int *)((char *)r->sq_ring + p.sq_off.head);
+	r->sq_tail = (unsigned int *)((char *)r->sq_ring + p.sq_off.tail);
+	r->sq_mask = (unsigned int *)((char *)r->sq_ring + p.sq_off.ring_mask);
+	r->sq_flags = (unsigned int *)((char *)r->sq_ring + p.sq_off.flags);
+	r->sq_array = (unsigned int *)((char *)r->sq_ring + p.sq_off.array);
+	r->cq_head = (unsigned int *)((char *)r->cq_ring + p.cq_off.head);
+	r->cq_tail = (unsigned int *)((char *)r->cq_ring + p.cq_off.tail);
+	r->cq_mask = (unsigned int *)((char *)r->cq_ring + p.cq_off.ring_mask);
+	r->cqes = (struct io_uring_cqe *)((char *)r->cq_ring + p.cq_off.cqes);
+	return 0;
+}
+
+/* Queue @sqe and make the kernel see it; 0 or -errno. */
+static int uring_submit(struct uring *r, const struct io_uring_sqe *sqe)
+{
+	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask;
+	long ret;
+
+	r->sqes[idx] = *sqe;
+	r->sq_array[idx] = idx;
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	if (r->flags & IORING_SETUP_SQPOLL) {
+		/* The SQ thread picks it up; wake it if it went to sleep. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!(__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) & IORING_SQ_NEED_WAKEUP))
+			return 0;
+		ret = syscall(__NR_io_uring_enter, r->fd, 0, 0, IORING_ENTER_SQ_WAKEUP, NULL, 0);
+		return ret < 0 ? -errno : 0;
+	}
+	ret = syscall(__NR_io_uring_enter, r->fd, 1, 0, 0, NULL, 0);
+	if (ret < 0)
+		return -errno;
+	return ret == 1 ? 0 : -EIO;
+}
+
+/* The next CQE within @ms ms into *@cqe: 0, or -ETIMEDOUT. */
+static int uring_reap(struct uring *r, struct io_uring_cqe *cqe, int ms)
+{
+	long long deadline = now_ns() + ms * 1000000LL;
+
+	do {
+		unsigned int head = *r->cq_head;
+
+		if (head != __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE)) {
+			*cqe = r->cqes[head & *r->cq_mask];
+			__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+			return 0;
+		}
+		/* Runs the task work that posts poll-driven completions. */
+		syscall(__NR_io_uring_enter, r->fd, 0, 0, IORING_ENTER_GETEVENTS, NULL, 0);
+		usleep(1000);
+	} while (now_ns() < deadline);
+	return -ETIMEDOUT;
+}
+
+/* Submit a NOP with @user_data and reap its CQE: 0, or -errno. */
+static int uring_nop(struct uring *r, __u64 user_data, struct io_uring_cqe *cqe)
+{
+	struct io_uring_sqe sqe;
+	int ret;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_NOP;
+	sqe.user_data = user_data;
+	ret = uring_submit(r, &sqe);
+	return ret ? ret : uring_reap(r, cqe, 3000);
+}
+
+/*
+ * An SQPOLL ring has a thread of this process, "iou-sqp-PID", that runs
+ * no user code: the freeze must freeze it, and the ring works after it.
+ */
+TEST_F(compat, io_uring_sqpoll_thread_freezes_and_ring_works_after_thaw)
+{
+	struct io_uring_cqe cqe;
+	struct uring r;
+	pid_t sqp;
+	char state = 0;
+	int ret;
+
+	ret = uring_init(&r, 8, IORING_SETUP_SQPOLL);
+	if (ret == -ENOSYS)
+		SKIP(return, "no io_uring (CONFIG_IO_URING)");
+	ASSERT_EQ(0, ret) TH_LOG("io_uring_setup(SQPOLL): %s", strerror(-ret));
+	ASSERT_EQ(0, uring_nop(&r, 1, &cqe));
+	EXPECT_EQ(1ULL, cqe.user_data);
+	EXPECT_EQ(0, cqe.res);
+	sqp = find_thread(getpid(), "iou-sqp-", &state);
+	ASSERT_NE(0, sqp) TH_LOG("no iou-sqp thread in /proc/%d/task", getpid());
+	/* Idle for longer than sq_thread_idle: the thread sleeps. */
+	usleep(200000);
+	TH_LOG("iou-sqp thread %d in state '%c'", sqp, proc_state(sqp));
+
+	EXPECT_EQ(0, freeze(_metadata));
+
+	EXPECT_EQ(sqp, find_thread(getpid(), "iou-sqp-", NULL))
+		TH_LOG("the SQ thread is gone after the freeze");
+	ret = uring_nop(&r, 2, &cqe);
+	EXPECT_EQ(0, ret) TH_LOG("NOP after the thaw: %s", strerror(-ret));
+	if (!ret) {
+		EXPECT_EQ(2ULL, cqe.user_data);
+		EXPECT_EQ(0, cqe.res);
+	}
+	uring_exit(&r);
+}
+
+/*
+ * A read of an empty pipe with IOSQE_ASYNC goes to an io-wq worker
+ * ("iou-wrk-PID"), which finds no data, arms a poll and waits idle for
+ * more work: the freeze must freeze the worker with the read pending, and
+ * data written after the thaw completes the read.
+ */
+TEST_F(compat, io_wq_worker_freezes_and_async_pipe_read_completes_after_thaw)
+{
+	struct io_uring_sqe sqe;
+	struct io_uring_cqe cqe;
+	struct uring r;
+	char buf[16] = { 0 }, state = 0;
+	int fds[2], ret, tries;
+	pid_t wrk = 0;
+
+	ret = uring_init(&r, 8, 0);
+	if (ret == -ENOSYS)
+		SKIP(return, "no io_uring (CONFIG_IO_URING)");
+	ASSERT_EQ(0, ret) TH_LOG("io_uring_setup: %s", strerror(-ret));
+	ASSERT_EQ(0, pipe(fds));
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_READ;
+	sqe.fd = fds[0];
+	sqe.addr = (unsigned long)buf;
+	sqe.len = 5;
+	sqe.off = (__u64)-1;
+	sqe.flags = IOSQE_ASYNC;
+	sqe.user_data = 7;
+	ASSERT_EQ(0, uring_submit(&r, &sqe));
+	for (tries = 0; tries < 400 && !wrk; tries++) {
+		wrk = find_thread(getpid(), "iou-wrk-", &state);
+		if (!wrk)
+			usleep(5000);
+	}
+	ASSERT_NE(0, wrk) TH_LOG("no io-wq worker in /proc/%d/task", getpid());
+	ASSERT_TRUE(wait_state(wrk, 'S'));
+	TH_LOG("io-wq worker %d", wrk);
+	ASSERT_EQ(-ETIMEDOUT, uring_reap(&r, &cqe, 100))
+		TH_LOG("the read completed with nothing written: %d", cqe.res);
+
+	EXPECT_EQ(0, freeze(_metadata));
+
+	ret = uring_reap(&r, &cqe, 100);
+	EXPECT_EQ(-ETIMEDOUT, ret) TH_LOG("the read completed at the freeze: %d", cqe.res);
+	if (ret) {
+		ASSERT_EQ(5, write(fds[1], "hello", 5));
+		ret = uring_reap(&r, &cqe, 3000);
+		ASSERT_EQ(0, ret) TH_LOG("no completion within 3 s of the write");
+	}
+	EXPECT_EQ(7ULL, cqe.user_data);
+	EXPECT_EQ(5, cqe.res) TH_LOG("read: %d (%s)", cqe.res, cqe.res < 0 ? strerror(-cqe.res) : "");
+	EXPECT_EQ(0, memcmp(buf, "hello", 5));
+	close(fds[0]);
+	close(fds[1]);
+	uring_exit(&r);
+}
+
+/*
+ * A splice from an empty pipe always runs in an io-wq worker, which sleeps
+ * in pipe_wait_readable(): interruptible, not freezable.  The freeze must
+ * freeze that worker too.  The classic freezer's fake signal breaks the
+ * splice off, so the request completes with -EINTR at the freeze (io_uring
+ * turns -ERESTARTSYS into -EINTR: it cannot restart a request); both
+ * freezers must do the same.
+ */
+TEST_F(compat, io_wq_worker_blocked_in_splice_freezes)
+{
+	struct io_uring_sqe sqe;
+	struct io_uring_cqe cqe;
+	struct uring r;
+	int in[2], out[2], ret, tries;
+	char buf[16] = { 0 };
+	pid_t wrk = 0;
+
+	ret = uring_init(&r, 8, 0);
+	if (ret == -ENOSYS)
+		SKIP(return, "no io_uring (CONFIG_IO_URING)");
+	ASSERT_EQ(0, ret) TH_LOG("io_uring_setup: %s", strerror(-ret));
+	ASSERT_EQ(0, pipe(in));
+	ASSERT_EQ(0, pipe(out));
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_SPLICE;
+	sqe.fd = out[1];
+	sqe.off = (__u64)-1;
+	sqe.splice_fd_in = in[0];
+	sqe.splice_off_in = (__u64)-1;
+	sqe.len = 5;
+	sqe.user_data = 9;
+	ASSERT_EQ(0, uring_submit(&r, &sqe));
+	for (tries = 0; tries < 400 && !wrk; tries++) {
+		wrk = find_thread(getpid(), "iou-wrk-", NULL);
+		if (!wrk)
+			usleep(5000);
+	}
+	ASSERT_NE(0, wrk) TH_LOG("no io-wq worker in /proc/%d/task", getpid());
+	ASSERT_TRUE(wait_state(wrk, 'S'));
+	ASSERT_EQ(-ETIMEDOUT, uring_reap(&r, &cqe, 100))
+		TH_LOG("the splice completed with nothing written: %d", cqe.res);
+
+	EXPECT_EQ(0, freeze(_metadata));
+
+	ret = uring_reap(&r, &cqe, 1000);
+	if (ret) {
+		TH_LOG("the splice is still pending after the thaw");
+		ASSERT_EQ(5, write(in[1], "hello", 5));
+		ASSERT_EQ(0, uring_reap(&r, &cqe, 3000)) TH_LOG("no completion within 3 s of the write");
+	}
+	EXPECT_EQ(9ULL, cqe.user_data);
+	TH_LOG("splice: %d (%s)", cqe.res, cqe.res < 0 ? strerror(-cqe.res) : "ok");
+	EXPECT_EQ(-EINTR, cqe.res) TH_LOG("the classic freezer ends it with -EINTR");
+	/* The pipes and the ring still work: a second splice gets new data. */
+	sqe.user_data = 10;
+	ASSERT_EQ(0, uring_submit(&r, &sqe));
+	ASSERT_EQ(5, write(in[1], "world", 5));
+	ASSERT_EQ(0, uring_reap(&r, &cqe, 3000)) TH_LOG("no completion for the second splice");
+	EXPECT_EQ(10ULL, cqe.user_data);
+	EXPECT_EQ(5, cqe.res);
+	/* "world", after "hello" if the first splice moved that */
+	ret = read(out[0], buf, sizeof(buf) - 1);
+	EXPECT_TRUE(ret >= 5 && !memcmp(buf + ret - 5, "world", 5))
+		TH_LOG("read %d bytes from the splice's pipe: '%.*s'", ret, ret > 0 ? ret : 0, buf);
+	close(in[0]);
+	close(in[1]);
+	close(out[0]);
+	close(out[1]);
+	uring_exit(&r);
+}
+
+/* Counting children for the cgroup tests: they must not run while frozen. */
+static __attribute__((noreturn)) void counting_sleeper(int i)
+{
+	for (;;) {
+		sh->counter[i]++;
+		usleep(10000);
+	}
+}
+
+static __attribute__((noreturn)) void counting_spinner(int i)
+{
+	for (;;)
+		sh->counter[i]++;
+}
+
+/* Wait until counter @i moves; 1 if it did within 3 s. */
+static int counter_moves(int i)
+{
+	unsigned long c = sh->counter[i];
+	int tries;
+
+	for (tries = 0; tries < 600; tries++) {
+		if (sh->counter[i] != c)
+			return 1;
+		usleep(5000);
+	}
+	return 0;
+}
+
+/* Does @path (a cgroup file) contain @text?  Waits up to 3 s for it. */
+static int wait_file_has(const char *path, const char *text)
+{
+	char buf[512];
+	int tries;
+
+	for (tries = 0; tries < 600; tries++) {
+		if (read_str(path, buf, sizeof(buf)) > 0 && strstr(buf, text))
+			return 1;
+		usleep(5000);
+	}
+	return 0;
+}
+
+/*
+ * 2. A task frozen through cgroup v2 (cgroup.freeze, sleeping in
+ * do_freezer_trap()) does not make a system freeze fail, stays frozen
+ * through it and after it, and runs again once the cgroup is thawed.
+ */
+TEST_F(compat, cgroup2_frozen_tasks_stay_frozen_across_a_system_freeze)
+{
+	char path[192], buf[256];
+	unsigned long before[2];
+	struct statfs st;
+	int i;
+
+	if (!statfs("/sys/fs/cgroup", &st) && st.f_type == CG2_MAGIC) {
+		snprintf(self->cg2_root, sizeof(self->cg2_root), "/sys/fs/cgroup");
+	} else {
+		mkdir(CG2_DIR, 0755);
+		if (mount("none", CG2_DIR, "cgroup2", 0, NULL)) {
+			if (errno == ENODEV)
+				SKIP(return, "no cgroup2 file system (CONFIG_CGROUPS)");
+			ASSERT_EQ(0, -errno) TH_LOG("mount -t cgroup2: %s", strerror(errno));
+		}
+		self->cg2_mounted = 1;
+		snprintf(self->cg2_root, sizeof(self->cg2_root), CG2_DIR);
+	}
+	snprintf(self->cg2_dir, sizeof(self->cg2_dir), "%s/freeze_compat.%d",
+		 self->cg2_root, getpid());
+	ASSERT_EQ(0, mkdir(self->cg2_dir, 0755)) TH_LOG("mkdir %s: %s", self->cg2_dir, strerror(errno));
+
+	for (i = 0; i < 2; i++) {
+		self->child[i] = fork();
+		ASSERT_GE(self->child[i], 0);
+		if (self->child[i] == 0) {
+			if (i == 0)
+				counting_sleeper(i);
+			counting_spinner(i);
+		}
+		snprintf(path, sizeof(path), "%s/cgroup.procs", self->cg2_dir);
+		snprintf(buf, sizeof(buf), "%d", self->child[i]);
+		ASSERT_EQ(0, write_str(path, buf));
+		ASSERT_TRUE(counter_moves(i));
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", self->cg2_dir);
+	ASSERT_EQ(0, write_str(path, "1"));
+	snprintf(path, sizeof(path), "%s/cgroup.events", self->cg2_dir);
+	ASSERT_TRUE(wait_file_has(path, "frozen 1")) TH_LOG("the cgroup did not freeze");
+	for (i = 0; i < 2; i++)
+		before[i] = sh->counter[i];
+	usleep(100000);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(before[i], sh->counter[i]) TH_LOG("child %d runs in a frozen cgroup", i);
+
+	EXPECT_EQ(0, freeze(_metadata));
+
+	ASSERT_EQ(0, read_str(path, buf, sizeof(buf)) > 0 ? 0 : -1);
+	EXPECT_NE(NULL, strstr(buf, "frozen 1")) TH_LOG("cgroup.events after the thaw: %s", buf);
+	usleep(200000);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ('S', proc_state(self->child[i]))
+			TH_LOG("child %d in state '%c'", i, proc_state(self->child[i]));
+		EXPECT_EQ(before[i], sh->counter[i])
+			TH_LOG("child %d ran %lu times after the system thaw, its cgroup frozen",
+			       i, sh->counter[i] - before[i]);
+	}
+
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", self->cg2_dir);
+	ASSERT_EQ(0, write_str(path, "0"));
+	for (i = 0; i < 2; i++)
+		EXPECT_TRUE(counter_moves(i)) TH_LOG("child %d did not run after the cgroup thaw", i);
+}
+
+/* Mount the cgroup v1 freezer and make our cgroup; 0, or -errno. */
+static int cg1_setup(FIXTURE_DATA(compat) *self)
+{
+	mkdir(CG1_DIR, 0755);
+	if (mount("none", CG1_DIR, "cgroup", 0, "freezer"))
+		return -errno;
+	self->cg1_mounted = 1;
+	snprintf(self->cg1_dir, sizeof(self->cg1_dir), "%s/freeze_compat.%d", CG1_DIR, getpid());
+	if (mkdir(self->cg1_dir, 0755)) {
+		self->cg1_dir[0] = 0;
+		return -errno;
+	}
+	return 0;
+}
+
+static int cg1_add(FIXTURE_DATA(compat) *self, pid_t pid)
+{
+	char path[192], buf[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", self->cg1_dir);
+	snprintf(buf, sizeof(buf), "%d", pid);
+	return write_str(path, buf);
+}
+
+static int cg1_state(FIXTURE_DATA(compat) *self, char *buf, size_t size)
+{
+	char path[192];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/freezer.state", self->cg1_dir);
+	n = read_str(path, buf, size);
+	if (n > 0)
+		buf[strcspn(buf, "\n")] = 0;
+	return n;
+}
+
+/*
+ * A task frozen through freezer.state before the system freeze must stay
+ * frozen through it and after it, with the cgroup still FROZEN, and run
+ * again once the cgroup is thawed.  @sleeper: a task the cgroup v1 freezer
+ * freezes in place (sleeping in nanosleep(), TASK_FREEZABLE), not through
+ * the refrigerator (a spinner, which only a fake signal stops).
+ */
+static void cg1_frozen_across_system_freeze(struct __test_metadata *_metadata,
+					    FIXTURE_DATA(compat) *self, int sleeper)
+{
+	char path[192], state[64];
+	unsigned long before;
+	int ret = cg1_setup(self);
+
+	if (ret == -ENODEV || ret == -ENOENT)
+		SKIP(return, "no cgroup v1 freezer (CONFIG_CGROUP_FREEZER)");
+	ASSERT_EQ(0, ret) TH_LOG("mount -t cgroup -o freezer: %s", strerror(-ret));
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0) {
+		if (sleeper)
+			counting_sleeper(0);
+		counting_spinner(0);
+	}
+	ASSERT_EQ(0, cg1_add(self, self->child[0]));
+	ASSERT_TRUE(counter_moves(0));
+	snprintf(path, sizeof(path), "%s/freezer.state", self->cg1_dir);
+	ASSERT_EQ(0, write_str(path, "FROZEN"));
+	ASSERT_TRUE(wait_file_has(path, "FROZEN")) TH_LOG("the cgroup did not freeze");
+	before = sh->counter[0];
+	usleep(100000);
+	ASSERT_EQ(before, sh->counter[0]) TH_LOG("the task runs in a FROZEN cgroup");
+
+	EXPECT_EQ(0, freeze(_metadata));
+
+	/* Just thawed, the task may not have gone back to its frozen wait yet. */
+	EXPECT_TRUE(wait_file_has(path, "FROZEN"));
+	ASSERT_GT(cg1_state(self, state, sizeof(state)), 0);
+	usleep(200000);
+	EXPECT_EQ(before, sh->counter[0])
+		TH_LOG("the task ran %lu times after the system thaw, its cgroup %s, its state '%c'",
+		       sh->counter[0] - before, state, proc_state(self->child[0]));
+
+	ASSERT_EQ(0, write_str(path, "THAWED"));
+	EXPECT_TRUE(counter_moves(0)) TH_LOG("the task did not run after the cgroup thaw");
+}
+
+/*
+ * 4. cgroup v1.  Issue 11 item 4a (the cgroup going FROZEN while its task
+ * already sits in the todo freezer's wait, i.e. during the system freeze)
+ * cannot be reached from user space: from the first pass of the freeze to
+ * the thaw no user task runs user code, the writer of /sys/power/state is
+ * inside that write(), and nothing else (mconsole included) writes
+ * freezer.state.  What user space can do is freeze the cgroup before (these
+ * two tests) or start the system freeze while the cgroup is still FREEZING
+ * (the third).
+ *
+ * A spinner, frozen by the cgroup through the refrigerator, whose loop
+ * rechecks freezing() when the system thaw wakes it.
+ */
+TEST_F(compat, cgroup1_frozen_spinner_stays_frozen_across_a_system_freeze)
+{
+	cg1_frozen_across_system_freeze(_metadata, self, 0);
+}
+
+/*
+ * A sleeper, frozen by the cgroup in place.  Fails with the classic
+ * freezer of 6.12 too: thaw_processes() calls __thaw_task() on every task,
+ * which restores the saved state of a task frozen in place without asking
+ * freezing(), so the sleeper sleeps on, unfrozen, and runs when its sleep
+ * ends, its cgroup reading FROZEN.
+ */
+TEST_F(compat, cgroup1_frozen_sleeper_stays_frozen_across_a_system_freeze)
+{
+	cg1_frozen_across_system_freeze(_metadata, self, 1);
+}
+
+/*
+ * The system freeze starts while the cgroup v1 freeze is still under way:
+ * its task sleeps uninterruptibly (not freezably) in the test knob, so the
+ * cgroup reads FREEZING.  When the sleep ends the task must freeze for
+ * both, the system freeze succeeds, and after the system thaw the cgroup
+ * reads FROZEN and the task has not run.
+ */
+TEST_F(compat, cgroup1_freezing_task_stays_frozen_after_the_system_thaw)
+{
+	char path[192], state[64];
+	int ret;
+
+	if (access(KNOB_SLEEP_UNINT, W_OK))
+		SKIP(return, "no %s (CONFIG_TODO_FREEZER_TEST)", KNOB_SLEEP_UNINT);
+	ret = cg1_setup(self);
+	if (ret == -ENODEV || ret == -ENOENT)
+		SKIP(return, "no cgroup v1 freezer (CONFIG_CGROUP_FREEZER)");
+	ASSERT_EQ(0, ret) TH_LOG("mount -t cgroup -o freezer: %s", strerror(-ret));
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0) {
+		while (!sh->ready[0])
+			usleep(1000);
+		sh->ready[1] = 1;
+		/* Well within the freeze timeout, and longer than the setup. */
+		write_str(KNOB_SLEEP_UNINT, "1500");
+		counting_sleeper(0);
+	}
+	ASSERT_EQ(0, cg1_add(self, self->child[0]));
+	sh->ready[0] = 1;
+	ASSERT_TRUE(wait_state(self->child[0], 'D'));
+	snprintf(path, sizeof(path), "%s/freezer.state", self->cg1_dir);
+	ASSERT_EQ(0, write_str(path, "FROZEN"));
+	ASSERT_GT(cg1_state(self, state, sizeof(state)), 0);
+	ASSERT_STREQ("FREEZING", state);
+	ASSERT_EQ('D', proc_state(self->child[0]));
+
+	EXPECT_EQ(0, freeze(_metadata));
+
+	/* Just thawed, the task may not have gone back to its frozen wait yet. */
+	EXPECT_TRUE(wait_file_has(path, "FROZEN"));
+	ASSERT_GT(cg1_state(self, state, sizeof(state)), 0);
+	usleep(200000);
+	EXPECT_EQ(0UL, sh->counter[0])
+		TH_LOG("the task ran %lu times after the system thaw, its cgroup %s",
+		       sh->counter[0], state);
+
+	ASSERT_EQ(0, write_str(path, "THAWED"));
+	EXPECT_TRUE(counter_moves(0)) TH_LOG("the task did not run after the cgroup thaw");
+}
+
+/*
+ * 3. System calls across a freeze.  The calls, each run by call_*() in a
+ * child, with its set-up before slot_begin().
+ */
+/*
+ * Freeze and thaw, into @w; the timeout of each of the @n calls must come
+ * due inside the frozen window, or the test could not tell a kept timeout.
+ */
+static void freeze_with_deadlines_inside(struct __test_metadata *_metadata,
+					 const struct call *calls, int n,
+					 struct freeze_window *w)
+{
+	int i;
+
+	freeze_window(_metadata, w);
+	for (i = 0; i < n; i++) {
+		ASSERT_LT(w->frozen_at_ns, sh->slot[i].deadline_ns) TH_LOG("%s", calls[i].name);
+		ASSERT_GT(w->thaw_at_ns, sh->slot[i].deadline_ns) TH_LOG("%s", calls[i].name);
+	}
+}
+
+static long call_sigtimedwait(const struct call *c, struct call_slot *s)
+{
+	struct timespec ts = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000000L };
+	siginfo_t info;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	slot_begin(s);
+	s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	return syscall(SYS_rt_sigtimedwait, &set, &info, c->timeout_ms < 0 ? NULL : &ts, _NSIG / 8);
+}
+
+static long call_recv(const struct call *c, struct call_slot *s)
+{
+	slot_begin(s);
+	s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	return recv(c->fd, s->buf, c->len, c->flags);
+}
+
+static long call_read(const struct call *c, struct call_slot *s)
+{
+	slot_begin(s);
+	s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	return read(c->fd, s->buf, c->len);
+}
+
+static long call_recvmsg(const struct call *c, struct call_slot *s)
+{
+	struct iovec iov = { .iov_base = s->buf, .iov_len = c->len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	slot_begin(s);
+	s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	return recvmsg(c->fd, &msg, c->flags);
+}
+
+/* An AF_UNIX socket pair of @type, the receive timeout on [0] (0: none). */
+static void unix_pair(struct __test_metadata *_metadata, int type, int fds[2], long timeout_ms)
+{
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, type, 0, fds));
+	if (timeout_ms)
+		ASSERT_EQ(0, setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+}
+
+/* Fork @n calls and wait until each sleeps in its call. */
+static void start_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
+			const struct call *calls, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		self->child[i] = fork_call(&calls[i], i);
+		ASSERT_GE(self->child[i], 0);
+		ASSERT_EQ(0, wait_blocked(self->child[i], i))
+			TH_LOG("%s did not block: %ld (%s)", calls[i].name, sh->slot[i].ret,
+			       errname(sh->slot[i].err));
+	}
+	usleep(50000);
+}
+
+/* Reap the @n calls' children, each within @ms of now. */
+static void reap_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
+		       const struct call *calls, int n, int ms)
+{
+	int i, status;
+
+	for (i = 0; i < n; i++) {
+		status = reap_within(self->child[i], ms);
+		ASSERT_NE(-1, status) TH_LOG("%s did not return", calls[i].name);
+		self->child[i] = 0;
+		ASSERT_TRUE(WIFEXITED(status));
+	}
+}
+
+/*
+ * rt_sigtimedwait() sleeps TASK_INTERRUPTIBLE|TASK_FREEZABLE and returns
+ * -EINTR itself when woken without a signal (kernel/signal.c,
+ * do_sigtimedwait()): a freeze must leave it asleep, and the signal it
+ * waits for, sent after the thaw, is what it returns.
+ */
+TEST_F(compat, sigtimedwait_and_sigwaitinfo_sleep_through_a_freeze)
+{
+	const struct call calls[] = {
+		{ .name = "sigtimedwait(SIGUSR1, 20 s)", .fn = call_sigtimedwait,
+		  .timeout_ms = LONG_TIMEOUT_MS },
+		{ .name = "sigwaitinfo(SIGUSR1)", .fn = call_sigtimedwait, .timeout_ms = -1 },
+	};
+	const int n = sizeof(calls) / sizeof(calls[0]);
+	struct freeze_window w;
+	int i;
+
+	start_calls(_metadata, self, calls, n);
+	freeze_window(_metadata, &w);
+	expect_still_blocked(_metadata, calls, n, &w);
+	for (i = 0; i < n; i++)
+		if (!sh->slot[i].done)
+			kill(self->child[i], SIGUSR1);
+	reap_calls(_metadata, self, calls, n, 3000);
+	for (i = 0; i < n; i++) {
+		log_call(_metadata, calls[i].name, i, &w);
+		expect_ret(_metadata, calls[i].name, i, SIGUSR1, 0);
+	}
+}
+
+/* Its timeout, due while every task is frozen, ends it with EAGAIN. */
+TEST_F(compat, sigtimedwait_timeout_is_kept_across_a_freeze)
+{
+	const struct call calls[] = {
+		{ .name = "sigtimedwait(SIGUSR1, 1 s)", .fn = call_sigtimedwait,
+		  .timeout_ms = SHORT_TIMEOUT_MS },
+	};
+	struct freeze_window w;
+
+	ASSERT_EQ(0, setup_pm_test(TIMEOUT_DELAY_S));
+	start_calls(_metadata, self, calls, 1);
+	freeze_window(_metadata, &w);
+	/* Else this did not test a timeout that came due while frozen. */
+	ASSERT_LT(w.frozen_at_ns, sh->slot[0].deadline_ns);
+	ASSERT_GT(w.thaw_at_ns, sh->slot[0].deadline_ns);
+	reap_calls(_metadata, self, calls, 1, 3000);
+	log_call(_metadata, calls[0].name, 0, &w);
+	expect_ret(_metadata, calls[0].name, 0, -1, EAGAIN);
+	expect_deadline_kept(_metadata, calls[0].name, 0, &w, SHORT_TIMEOUT_MS * 1000000LL, 0);
+}
+
+/*
+ * recv(), read() and recvmsg() on an AF_UNIX stream socket sleep in
+ * unix_stream_data_wait(), TASK_INTERRUPTIBLE|TASK_FREEZABLE, and, woken
+ * with a receive timeout set, return -EINTR (sock_intr_errno()): a freeze
+ * must leave them asleep, and data sent after the thaw is what they get.
+ */
+TEST_F(compat, unix_stream_recv_with_rcvtimeo_sleeps_through_a_freeze)
+{
+	struct call calls[] = {
+		{ .name = "recv(AF_UNIX stream, SO_RCVTIMEO 20 s)", .fn = call_recv, .len = 5 },
+		{ .name = "read(AF_UNIX stream, SO_RCVTIMEO 20 s)", .fn = call_read, .len = 5 },
+		{ .name = "recvmsg(AF_UNIX stream, SO_RCVTIMEO 20 s)", .fn = call_recvmsg, .len = 5 },
+	};
+	const int n = sizeof(calls) / sizeof(calls[0]);
+	struct freeze_window w;
+	int fds[3][2], i;
+
+	for (i = 0; i < n; i++) {
+		unix_pair(_metadata, SOCK_STREAM, fds[i], LONG_TIMEOUT_MS);
+		calls[i].fd = fds[i][0];
+		calls[i].timeout_ms = LONG_TIMEOUT_MS;
+	}
+	start_calls(_metadata, self, calls, n);
+	freeze_window(_metadata, &w);
+	expect_still_blocked(_metadata, calls, n, &w);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(5, write(fds[i][1], "hello", 5));
+	reap_calls(_metadata, self, calls, n, 3000);
+	for (i = 0; i < n; i++) {
+		log_call(_metadata, calls[i].name, i, &w);
+		expect_ret(_metadata, calls[i].name, i, 5, 0);
+		EXPECT_EQ(0, memcmp(sh->slot[i].buf, "hello", 5));
+		close(fds[i][0]);
+		close(fds[i][1]);
+	}
+}
+
+/* Their receive timeout, due while every task is frozen, ends them with EAGAIN. */
+TEST_F(compat, unix_stream_recv_timeout_is_kept_across_a_freeze)
+{
+	struct call calls[] = {
+		{ .name = "recv(AF_UNIX stream, SO_RCVTIMEO 1 s)", .fn = call_recv, .len = 5 },
+		{ .name = "read(AF_UNIX stream, SO_RCVTIMEO 1 s)", .fn = call_read, .len = 5 },
+	};
+	const int n = sizeof(calls) / sizeof(calls[0]);
+	struct freeze_window w;
+	int fds[2][2], i;
+
+	ASSERT_EQ(0, setup_pm_test(TIMEOUT_DELAY_S));
+	for (i = 0; i < n; i++) {
+		unix_pair(_metadata, SOCK_STREAM, fds[i], SHORT_TIMEOUT_MS);
+		calls[i].fd = fds[i][0];
+		calls[i].timeout_ms = SHORT_TIMEOUT_MS;
+	}
+	start_calls(_metadata, self, calls, n);
+	freeze_with_deadlines_inside(_metadata, calls, n, &w);
+	reap_calls(_metadata, self, calls, n, 3000);
+	for (i = 0; i < n; i++) {
+		log_call(_metadata, calls[i].name, i, &w);
+		expect_ret(_metadata, calls[i].name, i, -1, EAGAIN);
+		expect_deadline_kept(_metadata, calls[i].name, i, &w,
+				     SHORT_TIMEOUT_MS * 1000000LL, JIFFY_NS);
+		close(fds[i][0]);
+		close(fds[i][1]);
+	}
+}
+
+/*
+ * Without a timeout the same sleep is restarted, unless part of the data
+ * was already copied: recv(MSG_WAITALL) or a read with SO_RCVLOWAT then
+ * returns what it has.  A freeze must not cut such a read short.
+ */
+TEST_F(compat, unix_stream_waitall_read_is_not_cut_short_by_a_freeze)
+{
+	struct call calls[] = {
+		{ .name = "recv(AF_UNIX stream, 10 bytes, MSG_WAITALL)", .fn = call_recv,
+		  .len = 10, .flags = MSG_WAITALL },
+		{ .name = "read(AF_UNIX stream, 10 bytes, SO_RCVLOWAT 10)", .fn = call_read,
+		  .len = 10 },
+	};
+	const int n = sizeof(calls) / sizeof(calls[0]);
+	struct freeze_window w;
+	int fds[2][2], i, lowat = 10;
+
+	for (i = 0; i < n; i++) {
+		unix_pair(_metadata, SOCK_STREAM, fds[i], 0);
+		calls[i].fd = fds[i][0];
+	}
+	ASSERT_EQ(0, setsockopt(fds[1][0], SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat)));
+	start_calls(_metadata, self, calls, n);
+	/* The first part: copied, and the call sleeps for the rest. */
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(4, write(fds[i][1], "abcd", 4));
+		usleep(50000);
+		ASSERT_EQ(0, wait_blocked(self->child[i], i));
+		ASSERT_EQ(0, sh->slot[i].done);
+	}
+	freeze_window(_metadata, &w);
+	expect_still_blocked(_metadata, calls, n, &w);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(6, write(fds[i][1], "efghij", 6));
+	reap_calls(_metadata, self, calls, n, 3000);
+	for (i = 0; i < n; i++) {
+		log_call(_metadata, calls[i].name, i, &w);
+		expect_ret(_metadata, calls[i].name, i, 10, 0);
+		EXPECT_EQ(0, memcmp(sh->slot[i].buf, "abcdefghij", sh->slot[i].ret > 0 ? sh->slot[i].ret : 0));
+		close(fds[i][0]);
+		close(fds[i][1]);
+	}
+}
+
+/* futex() FUTEX_WAIT with a relative timeout, or none (c->timeout_ms < 0). */
+static long call_futex_wait(const struct call *c, struct call_slot *s)
+{
+	struct timespec ts = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000000L };
+
+	slot_begin(s);
+	s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	return syscall(SYS_futex, &sh->futex_word, FUTEX_WAIT, 0,
+		       c->timeout_ms < 0 ? NULL : &ts, NULL, 0);
+}
+
+/* CLOCK_MONOTONIC @ms from now as a timespec; its ns into *@ns. */
+static struct timespec mono_in(long ms, long long *ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	*ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return ts;
+}
+
+/* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC timeout. */
+static long call_futex_wait_bitset(const struct call *c, struct call_slot *s)
+{
+	long long deadline;
+	struct timespec ts;
+
+	slot_begin(s);
+	ts = mono_in(c->timeout_ms, &deadline);
+	s->deadline_ns = deadline;
+	return syscall(SYS_futex, &sh->futex_word, FUTEX_WAIT_BITSET, 0, &ts, NULL,
+		       FUTEX_BITSET_MATCH_ANY);
+}
+
+static long call_futex_waitv(const struct call *c, struct call_slot *s)
+{
+	struct futex_waitv fw = {
+		.val = 0, .uaddr = (unsigned long)&sh->futex_word, .flags = FUTEX_32,
+	};
+	long long deadline;
+	struct timespec ts;
+
+	slot_begin(s);
+	ts = mono_in(c->timeout_ms, &deadline);
+	s->deadline_ns = deadline;
+	return syscall(__NR_futex_waitv, &fw, 1, 0, &ts, CLOCK_MONOTONIC);
+}
+
+/* wait4() or waitid() for a grandchild that exits 7 once fd has data. */
+static long call_wait(const struct call *c, struct call_slot *s)
+{
+	pid_t pid = fork();
+	siginfo_t si;
+	int status = 0;
+	long ret;
+	char ch;
+
+	if (pid == 0) {
+		_exit(read(c->fd, &ch, 1) == 1 ? 7 : 2);
+	}
+	s->aux = pid;
+	slot_begin(s);
+	if (c->flags) {
+		memset(&si, 0, sizeof(si));
+		ret = waitid(P_PID, pid, &si, WEXITED);
+		if (!ret && si.si_pid == pid && si.si_code == CLD_EXITED)
+			s->buf[0] = si.si_status;
+		return ret;
+	}
+	ret = wait4(pid, &status, 0, NULL);
+	if (ret == pid && WIFEXITED(status))
+		s->buf[0] = WEXITSTATUS(status);
+	return ret;
+}
+
+/*
+ * futex waits and wait4()/waitid() sleep TASK_INTERRUPTIBLE|TASK_FREEZABLE
+ * and, woken, return restart codes (-ERESTARTSYS, a restart block): both
+ * freezers must leave them asleep, or restart them unseen.
+ */
+TEST_F(compat, futex_and_wait_sleep_through_a_freeze)
+{
+	struct call calls[] = {
+		{ .name = "FUTEX_WAIT", .fn = call_futex_wait, .timeout_ms = -1 },
+		{ .name = "FUTEX_WAIT, 20 s", .fn = call_futex_wait, .timeout_ms = LONG_TIMEOUT_MS },
+		{ .name = "FUTEX_WAIT_BITSET, 20 s absolute", .fn = call_futex_wait_bitset,
+		  .timeout_ms = LONG_TIMEOUT_MS },
+		{ .name = "futex_waitv, 20 s absolute", .fn = call_futex_waitv,
+		  .timeout_ms = LONG_TIMEOUT_MS },
+		{ .name = "wait4", .fn = call_wait },
+		{ .name = "waitid", .fn = call_wait, .flags = 1 },
+	};
+	const int n = sizeof(calls) / sizeof(calls[0]);
+	struct freeze_window w;
+	int fds[2][2], i;
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pipe(fds[i]));
+		calls[4 + i].fd = fds[i][0];
+	}
+	sh->futex_word = 0;
+	start_calls(_metadata, self, calls, n);
+	freeze_window(_metadata, &w);
+	expect_still_blocked(_metadata, calls, n, &w);
+
+	sh->futex_word = 1;
+	syscall(SYS_futex, &sh->futex_word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(1, write(fds[i][1], "x", 1));
+	reap_calls(_metadata, self, calls, n, 3000);
+	for (i = 0; i < n; i++) {
+		log_call(_metadata, calls[i].name, i, &w);
+		if (i < 4) {
+			expect_ret(_metadata, calls[i].name, i, 0, 0);
+		} else {
+			expect_ret(_metadata, calls[i].name, i, i == 4 ? sh->slot[i].aux : 0, 0);
+			EXPECT_EQ(7, sh->slot[i].buf[0]) TH_LOG("%s: exit status %d", calls[i].name,
+							      sh->slot[i].buf[0]);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		close(fds[i][0]);
+		close(fds[i][1]);
+	}
+}
+
+static long call_clock_nanosleep(const struct call *c, struct call_slot *s)
+{
+	struct timespec ts = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000000L }, rem;
+	long long deadline;
+	int ret;
+
+	if (c->flags & TIMER_ABSTIME) {
+		slot_begin(s);
+		ts = mono_in(c->timeout_ms, &deadline);
+		s->deadline_ns = deadline;
+	} else {
+		slot_begin(s);
+		s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	}
+	/* clock_nanosleep() returns the error; make it look like a syscall's. */
+	ret = clock_nanosleep(CLOCK_MONOTONIC, c->flags, &ts, &rem);
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	return 0;
+}
+
+static long call_nanosleep(const struct call *c, struct call_slot *s)
+{
+	struct timespec ts = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000000L }, rem;
+
+	slot_begin(s);
+	s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	return nanosleep(&ts, &rem);
+}
+
+/*
+ * The freezable, restarted sleeps with a timeout that comes due while
+ * every task is frozen: each ends at its time with its usual result.
+ */
+TEST_F(compat, freezable_sleep_timeouts_are_kept_across_a_freeze)
+{
+	const struct call calls[] = {
+		{ .name = "FUTEX_WAIT, 1 s", .fn = call_futex_wait, .timeout_ms = SHORT_TIMEOUT_MS },
+		{ .name = "FUTEX_WAIT_BITSET, 1 s absolute", .fn = call_futex_wait_bitset,
+		  .timeout_ms = SHORT_TIMEOUT_MS },
+		{ .name = "futex_waitv, 1 s absolute", .fn = call_futex_waitv,
+		  .timeout_ms = SHORT_TIMEOUT_MS },
+		{ .name = "clock_nanosleep, 1 s", .fn = call_clock_nanosleep,
+		  .timeout_ms = SHORT_TIMEOUT_MS },
+		{ .name = "clock_nanosleep, 1 s absolute", .fn = call_clock_nanosleep,
+		  .timeout_ms = SHORT_TIMEOUT_MS, .flags = TIMER_ABSTIME },
+		{ .name = "nanosleep, 1 s", .fn = call_nanosleep, .timeout_ms = SHORT_TIMEOUT_MS },
+	};
+	const int n = sizeof(calls) / sizeof(calls[0]);
+	struct freeze_window w;
+	int i;
+
+	ASSERT_EQ(0, setup_pm_test(TIMEOUT_DELAY_S));
+	sh->futex_word = 0;
+	start_calls(_metadata, self, calls, n);
+	freeze_with_deadlines_inside(_metadata, calls, n, &w);
+	reap_calls(_metadata, self, calls, n, 3000);
+	for (i = 0; i < n; i++) {
+		log_call(_metadata, calls[i].name, i, &w);
+		if (i < 3)
+			expect_ret(_metadata, calls[i].name, i, -1, ETIMEDOUT);
+		else
+			expect_ret(_metadata, calls[i].name, i, 0, 0);
+		expect_deadline_kept(_metadata, calls[i].name, i, &w,
+				     SHORT_TIMEOUT_MS * 1000000LL, 0);
+	}
+}
+
+static long call_poll(const struct call *c, struct call_slot *s)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+
+	slot_begin(s);
+	s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	return poll(&p, 1, c->timeout_ms);
+}
+
+static long call_select(const struct call *c, struct call_slot *s)
+{
+	struct timeval tv = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000 };
+	fd_set set;
+	long ret;
+
+	FD_ZERO(&set);
+	FD_SET(c->fd, &set);
+	slot_begin(s);
+	s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	ret = select(c->fd + 1, &set, NULL, NULL, c->timeout_ms < 0 ? NULL : &tv);
+	/* What is left of the timeout, as select() updates it. */
+	s->aux = tv.tv_sec * 1000000L + tv.tv_usec;
+	return ret;
+}
+
+static long call_msgrcv(const struct call *c, struct call_slot *s)
+{
+	struct { long mtype; char mtext[16]; } msg;
+	long ret;
+
+	slot_begin(s);
+	ret = msgrcv(c->id, &msg, sizeof(msg.mtext), 0, 0);
+	if (ret > 0)
+		memcpy(s->buf, msg.mtext, ret);
+	return ret;
+}
+
+static long call_mq_receive(const struct call *c, struct call_slot *s)
+{
+	struct timespec ts;
+	long long mono;
+
+	if (c->timeout_ms < 0) {
+		slot_begin(s);
+		return mq_receive(c->fd, s->buf, 16, NULL);
+	}
+	/* mq_timedreceive() takes CLOCK_REALTIME: the same interval. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	slot_begin(s);
+	mono_in(c->timeout_ms, &mono);
+	s->deadline_ns = mono;
+	ts.tv_sec += c->timeout_ms / 1000;
+	ts.tv_nsec += (c->timeout_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return mq_timedreceive(c->fd, s->buf, 16, NULL, &ts);
+}
+
+static long call_flock(const struct call *c, struct call_slot *s)
+{
+	int fd = open(LOCK_FILE, O_RDWR);
+
+	slot_begin(s);
+	return flock(fd, LOCK_EX);
+}
+
+static long call_fcntl_setlkw(const struct call *c, struct call_slot *s)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open(LOCK_FILE, O_RDWR);
+
+	slot_begin(s);
+	return fcntl(fd, F_SETLKW, &fl);
+}
+
+static long call_accept(const struct call *c, struct call_slot *s)
+{
+	slot_begin(s);
+	s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	return accept(c->fd, NULL, NULL);
+}
+
+static void note_usr1(int sig)
+{
+	sh->usr1++;
+}
+
+static long call_pause(const struct call *c, struct call_slot *s)
+{
+	struct sigaction sa = { .sa_handler = note_usr1 };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	slot_begin(s);
+	return pause();
+}
+
+static long call_signalfd_read(const struct call *c, struct call_slot *s)
+{
+	struct signalfd_siginfo si;
+	sigset_t set;
+	int fd;
+	long ret;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	fd = signalfd(-1, &set, 0);
+	slot_begin(s);
+	ret = read(fd, &si, sizeof(si));
+	if (ret == sizeof(si))
+		s->aux = si.ssi_signo;
+	return ret;
+}
+
+/* A listening AF_UNIX socket (abstract name), receive timeout @timeout_ms. */
+static int unix_listener(struct __test_metadata *_metadata, struct sockaddr_un *addr,
+			 const char *tag, long timeout_ms)
+{
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "freeze_compat.%s.%d",
+		 tag, getpid());
+	if (fd < 0 || bind(fd, (struct sockaddr *)addr, sizeof(*addr)) || listen(fd, 4))
+		return -1;
+	if (timeout_ms && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
+		return -1;
+	return fd;
+}
+
+/*
+ * Sleeps that are not freezable: both freezers wake them (the classic one
+ * with its fake signal) and these restart, so a freeze is invisible; woken
+ * the normal way after the thaw, each returns its normal result.
+ */
+TEST_F(compat, restarted_sleeps_are_invisible)
+{
+	struct call calls[] = {
+		{ .name = "read(pipe)", .fn = call_read, .len = 5 },
+		{ .name = "poll(pipe, no timeout)", .fn = call_poll, .timeout_ms = -1 },
+		{ .name = "select(pipe, no timeout)", .fn = call_select, .timeout_ms = -1 },
+		{ .name = "msgrcv", .fn = call_msgrcv },
+		{ .name = "mq_receive", .fn = call_mq_receive, .timeout_ms = -1 },
+		{ .name = "flock(LOCK_EX)", .fn = call_flock },
+		{ .name = "fcntl(F_SETLKW)", .fn = call_fcntl_setlkw },
+		{ .name = "accept(AF_UNIX, no timeout)", .fn = call_accept },
+		{ .name = "read(eventfd)", .fn = call_read, .len = 8 },
+		{ .name = "read(signalfd)", .fn = call_signalfd_read },
+		{ .name = "pause (SIGUSR1 handler)", .fn = call_pause },
+	};
+	const int n = sizeof(calls) / sizeof(calls[0]);
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct mq_attr attr = { .mq_maxmsg = 4, .mq_msgsize = 16 };
+	struct { long mtype; char mtext[16]; } msg = { .mtype = 1 };
+	int p[3][2], lock_fd, lock_fd2, conn, i;
+	struct sockaddr_un addr;
+	struct freeze_window w;
+	uint64_t one = 1;
+	long long woken;
+	mqd_t mq;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, pipe(p[i]));
+		calls[i].fd = p[i][0];
+	}
+	self->msg_id = msgget(IPC_PRIVATE, 0600);
+	ASSERT_LE(0, self->msg_id) TH_LOG("msgget: %s (CONFIG_SYSVIPC)", strerror(errno));
+	calls[3].id = self->msg_id;
+	snprintf(self->mq_name, sizeof(self->mq_name), "/freeze_compat.%d", getpid());
+	mq = mq_open(self->mq_name, O_CREAT | O_RDWR, 0600, &attr);
+	ASSERT_NE((mqd_t)-1, mq) TH_LOG("mq_open: %s (CONFIG_POSIX_MQUEUE)", strerror(errno));
+	calls[4].fd = mq;
+	lock_fd = open(LOCK_FILE, O_RDWR | O_CREAT, 0600);
+	ASSERT_LE(0, lock_fd);
+	self->lock_file = 1;
+	ASSERT_EQ(0, flock(lock_fd, LOCK_EX));
+	lock_fd2 = open(LOCK_FILE, O_RDWR);
+	ASSERT_LE(0, lock_fd2);
+	ASSERT_EQ(0, fcntl(lock_fd2, F_SETLK, &fl));
+	calls[7].fd = unix_listener(_metadata, &addr, "accept", 0);
+	ASSERT_LE(0, calls[7].fd);
+	calls[8].fd = eventfd(0, 0);
+	ASSERT_LE(0, calls[8].fd);
+
+	start_calls(_metadata, self, calls, n);
+	freeze_window(_metadata, &w);
+	expect_still_blocked(_metadata, calls, n, &w);
+
+	woken = now_ns();
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(5, write(p[i][1], "hello", 5));
+	memcpy(msg.mtext, "hello", 5);
+	ASSERT_EQ(0, msgsnd(self->msg_id, &msg, 5, 0));
+	ASSERT_EQ(0, mq_send(mq, "hello", 5, 0));
+	ASSERT_EQ(0, flock(lock_fd, LOCK_UN));
+	fl.l_type = F_UNLCK;
+	ASSERT_EQ(0, fcntl(lock_fd2, F_SETLK, &fl));
+	conn = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_EQ(0, connect(conn, (struct sockaddr *)&addr, sizeof(addr)));
+	ASSERT_EQ(8, write(calls[8].fd, &one, 8));
+	ASSERT_EQ(0, kill(self->child[9], SIGUSR2));
+	ASSERT_EQ(0, kill(self->child[10], SIGUSR1));
+	reap_calls(_metadata, self, calls, n, 3000);
+	for (i = 0; i < n; i++)
+		log_call(_metadata, calls[i].name, i, &w);
+	for (i = 0; i < 3; i++) {
+		expect_ret(_metadata, calls[i].name, i, i ? 1 : 5, 0);
+	}
+	EXPECT_EQ(0, memcmp(sh->slot[0].buf, "hello", 5));
+	expect_ret(_metadata, calls[3].name, 3, 5, 0);
+	expect_ret(_metadata, calls[4].name, 4, 5, 0);
+	expect_ret(_metadata, calls[5].name, 5, 0, 0);
+	expect_ret(_metadata, calls[6].name, 6, 0, 0);
+	EXPECT_LE(0, sh->slot[7].ret) TH_LOG("accept: %s", errname(sh->slot[7].err));
+	expect_ret(_metadata, calls[8].name, 8, 8, 0);
+	expect_ret(_metadata, calls[9].name, 9, sizeof(struct signalfd_siginfo), 0);
+	EXPECT_EQ(SIGUSR2, sh->slot[9].aux);
+	/* pause() returns -1/EINTR once its handler ran: after the wake, only. */
+	expect_ret(_metadata, calls[10].name, 10, -1, EINTR);
+	EXPECT_EQ(1, sh->usr1);
+	EXPECT_GT(sh->slot[10].end_ns, woken) TH_LOG("pause() ended before SIGUSR1");
+	close(conn);
+	close(calls[7].fd);
+	close(calls[8].fd);
+	close(lock_fd);
+	close(lock_fd2);
+	mq_close(mq);
+	for (i = 0; i < 3; i++) {
+		close(p[i][0]);
+		close(p[i][1]);
+	}
+}
+
+/* The same sleeps with a timeout that comes due while every task is frozen. */
+TEST_F(compat, restarted_sleep_timeouts_are_kept_across_a_freeze)
+{
+	struct call calls[] = {
+		{ .name = "poll(pipe, 1 s)", .fn = call_poll, .timeout_ms = SHORT_TIMEOUT_MS },
+		{ .name = "select(pipe, 1 s)", .fn = call_select, .timeout_ms = SHORT_TIMEOUT_MS },
+		{ .name = "mq_timedreceive(1 s)", .fn = call_mq_receive,
+		  .timeout_ms = SHORT_TIMEOUT_MS },
+	};
+	const int n = sizeof(calls) / sizeof(calls[0]);
+	struct mq_attr attr = { .mq_maxmsg = 4, .mq_msgsize = 16 };
+	struct freeze_window w;
+	int p[2][2], i;
+	mqd_t mq;
+
+	ASSERT_EQ(0, setup_pm_test(TIMEOUT_DELAY_S));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pipe(p[i]));
+		calls[i].fd = p[i][0];
+	}
+	snprintf(self->mq_name, sizeof(self->mq_name), "/freeze_compat.%d", getpid());
+	mq = mq_open(self->mq_name, O_CREAT | O_RDWR, 0600, &attr);
+	ASSERT_NE((mqd_t)-1, mq) TH_LOG("mq_open: %s (CONFIG_POSIX_MQUEUE)", strerror(errno));
+	calls[2].fd = mq;
+	start_calls(_metadata, self, calls, n);
+	freeze_with_deadlines_inside(_metadata, calls, n, &w);
+	reap_calls(_metadata, self, calls, n, 3000);
+	for (i = 0; i < n; i++) {
+		log_call(_metadata, calls[i].name, i, &w);
+		if (i < 2)
+			expect_ret(_metadata, calls[i].name, i, 0, 0);
+		else
+			expect_ret(_metadata, calls[i].name, i, -1, ETIMEDOUT);
+		if (i != 1)
+			expect_deadline_kept(_metadata, calls[i].name, i, &w,
+					     SHORT_TIMEOUT_MS * 1000000LL, 0);
+	}
+	/*
+	 * select() is different: woken by the freezer, it writes back what
+	 * is left of its timeout and is restarted with that, relative to the
+	 * restart, after the thaw.  So its timeout is extended by the time it
+	 * spent frozen: with the classic freezer's fake signal, as with any
+	 * signal that has no handler.  What was left when it was woken is at
+	 * least its deadline less the time every task was frozen.
+	 */
+	if (sh->slot[1].done) {
+		const struct call_slot *sel = &sh->slot[1];
+		long long left = sel->deadline_ns - w.frozen_at_ns;
+
+		TH_LOG("select: %.3f ms left at the freeze at least, returned %.3f ms after the thaw began",
+		       left / 1e6, (sel->end_ns - w.thaw_at_ns) / 1e6);
+		EXPECT_GE(sel->end_ns, sel->deadline_ns);
+		EXPECT_GE(sel->end_ns, w.thaw_at_ns + left - 1000000LL)
+			TH_LOG("select() was not restarted with what was left of its timeout");
+		EXPECT_LT(sel->end_ns, w.thaw_at_ns + 2 * SHORT_TIMEOUT_MS * 1000000LL)
+			TH_LOG("select() ended %.3f ms after the thaw", (sel->end_ns - w.thaw_at_ns) / 1e6);
+		EXPECT_EQ(0, sel->aux) TH_LOG("select() left %ld us of its timeout", sel->aux);
+	}
+	mq_close(mq);
+	for (i = 0; i < 2; i++) {
+		close(p[i][0]);
+		close(p[i][1]);
+	}
+}
+
+static long call_epoll_wait(const struct call *c, struct call_slot *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	int ep = epoll_create1(0);
+
+	epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev);
+	slot_begin(s);
+	return epoll_wait(ep, &out, 1, c->timeout_ms);
+}
+
+static long call_semtimedop(const struct call *c, struct call_slot *s)
+{
+	struct timespec ts = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000000L };
+	struct sembuf op = { .sem_num = 0, .sem_op = -1 };
+
+	slot_begin(s);
+	return semtimedop(c->id, &op, 1, c->timeout_ms < 0 ? NULL : &ts);
+}
+
+/* io_getevents() on an aio poll of fd (aio contexts do not survive fork()). */
+static long call_io_getevents(const struct call *c, struct call_slot *s)
+{
+	struct timespec ts = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000000L };
+	struct iocb cb, *cbs[1] = { &cb };
+	aio_context_t ctx = 0;
+	struct io_event ev;
+
+	if (syscall(__NR_io_setup, 1, &ctx))
+		return -1;
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_lio_opcode = IOCB_CMD_POLL;
+	cb.aio_fildes = c->fd;
+	cb.aio_buf = POLLIN;
+	if (syscall(__NR_io_submit, ctx, 1, cbs) != 1)
+		return -1;
+	slot_begin(s);
+	return syscall(__NR_io_getevents, ctx, 1, 1, &ev, &ts);
+}
+
+/*
+ * Sleeps that are not freezable and return EINTR themselves when woken by
+ * a signal: the classic freezer's fake signal ends them with EINTR, which
+ * user space sees after the thaw (the task froze on its way out).  The
+ * classic freezer already differs from no freeze here, and the todo
+ * freezer must do exactly the same.
+ */
+TEST_F(compat, eintr_from_unfreezable_sleeps_is_the_same_for_both_freezers)
+{
+	struct call calls[] = {
+		{ .name = "epoll_wait(20 s)", .fn = call_epoll_wait, .timeout_ms = LONG_TIMEOUT_MS },
+		{ .name = "semop", .fn = call_semtimedop, .timeout_ms = -1 },
+		{ .name = "semtimedop(20 s)", .fn = call_semtimedop, .timeout_ms = LONG_TIMEOUT_MS },
+		{ .name = "io_getevents(20 s)", .fn = call_io_getevents,
+		  .timeout_ms = LONG_TIMEOUT_MS },
+		{ .name = "accept(AF_UNIX, SO_RCVTIMEO 20 s)", .fn = call_accept,
+		  .timeout_ms = LONG_TIMEOUT_MS },
+		{ .name = "recv(AF_UNIX datagram, SO_RCVTIMEO 20 s)", .fn = call_recv, .len = 5,
+		  .timeout_ms = LONG_TIMEOUT_MS },
+	};
+	const int n = sizeof(calls) / sizeof(calls[0]);
+	struct freeze_window w;
+	struct sockaddr_un addr;
+	int p[2][2], dgram[2], i;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pipe(p[i]));
+	calls[0].fd = p[0][0];
+	calls[3].fd = p[1][0];
+	self->sem_id = semget(IPC_PRIVATE, 1, 0600);
+	ASSERT_LE(0, self->sem_id) TH_LOG("semget: %s (CONFIG_SYSVIPC)", strerror(errno));
+	calls[1].id = calls[2].id = self->sem_id;
+	calls[4].fd = unix_listener(_metadata, &addr, "accept_timeo", LONG_TIMEOUT_MS);
+	ASSERT_LE(0, calls[4].fd);
+	unix_pair(_metadata, SOCK_DGRAM, dgram, LONG_TIMEOUT_MS);
+	calls[5].fd = dgram[0];
+
+	start_calls(_metadata, self, calls, n);
+	freeze_window(_metadata, &w);
+	reap_calls(_metadata, self, calls, n, 3000);
+	for (i = 0; i < n; i++) {
+		log_call(_metadata, calls[i].name, i, &w);
+		expect_ret(_metadata, calls[i].name, i, -1, EINTR);
+		/* It ended at the freeze, but user space saw it after the thaw. */
+		EXPECT_GT(sh->slot[i].end_ns, w.thaw_at_ns)
+			TH_LOG("%s returned %.3f ms before the thaw", calls[i].name,
+			       (w.thaw_at_ns - sh->slot[i].end_ns) / 1e6);
+	}
+	close(calls[4].fd);
+	close(dgram[0]);
+	close(dgram[1]);
+	for (i = 0; i < 2; i++) {
+		close(p[i][0]);
+		close(p[i][1]);
+	}
+}
+
+/*
+ * 5. OOM: a task frozen by the system freeze (parked in pause(), so both
+ * freezers freeze it through their own path, not in place) is chosen by
+ * the OOM killer while the freeze is still waiting for a memory hog stuck
+ * in one long mmap(MAP_POPULATE).  mark_oom_victim() thaws the victim: it
+ * must leave the frozen state and exit, so that oom_killer_disable(),
+ * called once user space is frozen, finds no victim left and the freeze
+ * succeeds.
+ *
+ * Without MEMCG (not in our configs) this is a global OOM: the victim holds
+ * 40% of MemAvailable, the hog asks for 80%; oom_score_adj makes the victim
+ * the only choice (1000) and everything else of this program unkillable
+ * (-1000).  The victim's memory is reaped by the oom_reaper, so the hog's
+ * populate then succeeds and nothing else is killed.
+ */
+TEST_F_TIMEOUT(compat, oom_victim_frozen_by_the_freeze_exits_and_the_freeze_succeeds, 120)
+{
+	struct sched_param fifo = { .sched_priority = 10 }, other = { .sched_priority = 0 };
+	long avail_kb = meminfo_kb("MemAvailable");
+	size_t victim_sz, hog_sz;
+	const char *begin, *killed, *done;
+	char needle[64], *log;
+	int fds[2], ret, status, tries;
+	long long t0, took = 0;
+	pid_t victim;
+
+	ASSERT_GT(avail_kb, 65536) TH_LOG("MemAvailable: %ld kB", avail_kb);
+	victim_sz = (size_t)avail_kb * 1024 / 100 * 40;
+	hog_sz = (size_t)avail_kb * 1024 / 100 * 80;
+	TH_LOG("MemAvailable %ld kB: victim %zu MB, hog %zu MB", avail_kb, victim_sz >> 20, hog_sz >> 20);
+	ASSERT_EQ(0, write_str("/proc/self/oom_score_adj", "-1000"));
+	ASSERT_EQ(0, save_and_set(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout,
+				  sizeof(self->saved_freeze_timeout), OOM_FREEZE_TIMEOUT_MS));
+	ASSERT_EQ(0, pipe(fds));
+
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0) {
+		char *mem;
+
+		if (write_str("/proc/self/oom_score_adj", "1000"))
+			_exit(2);
+		mem = mmap(NULL, victim_sz, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			_exit(3);
+		memset(mem, 1, victim_sz);
+		sh->ready[0] = 1;
+		for (;;)
+			pause();
+	}
+	self->child[1] = fork();
+	ASSERT_GE(self->child[1], 0);
+	if (self->child[1] == 0) {
+		char c;
+		void *mem;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(2);
+		t0 = now_ns();
+		sh->ready[1] = 1;
+		mem = mmap(NULL, hog_sz, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		sh->hog_ns = now_ns() - t0;
+		sh->hog_done = mem == MAP_FAILED ? -1 : 1;
+		for (;;)
+			pause();
+	}
+	close(fds[0]);
+	for (tries = 0; tries < 6000 && !sh->ready[0]; tries++)
+		usleep(5000);
+	ASSERT_TRUE(sh->ready[0]) TH_LOG("the victim did not touch its memory within 30 s");
+	ASSERT_TRUE(wait_state(self->child[0], 'S'));
+	ASSERT_TRUE(wait_state(self->child[1], 'S'));
+
+	dmesg_clear();
+	/*
+	 * Start the freeze while the hog is inside its mmap(), well before
+	 * it runs out of memory: as a SCHED_FIFO task, this one runs as soon
+	 * as its short sleeps end, whatever the hog does.
+	 */
+	ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
+	ret = write(fds[1], "x", 1) == 1 ? 0 : -EIO;
+	for (tries = 0; !ret && tries < 2000 && !sh->ready[1]; tries++)
+		usleep(1000);
+	if (!ret && sh->ready[1]) {
+		usleep(HOG_HEAD_START_US);
+		t0 = now_ns();
+		ret = sh->hog_done ? -EALREADY : freeze_thaw();
+		took = now_ns() - t0;
+	}
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	ASSERT_NE(-EALREADY, ret) TH_LOG("the hog's populate ended before the freeze began");
+	ASSERT_TRUE(sh->ready[1]) TH_LOG("the hog did not start");
+	TH_LOG("freeze round trip: %s, %.3f ms", ret ? errname(-ret) : "0", took / 1e6);
+
+	victim = self->child[0];
+	status = reap_within(victim, 10000);
+	ASSERT_NE(-1, status) TH_LOG("the victim did not exit within 10 s of the thaw");
+	self->child[0] = 0;
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		TH_LOG("the victim ended with status %#x, not killed", status);
+	for (tries = 0; tries < 2000 && !sh->hog_done; tries++)
+		usleep(5000);
+	TH_LOG("the hog's populate: %s after %.3f ms", sh->hog_done == 1 ? "done" :
+	       sh->hog_done ? "failed" : "not done", sh->hog_ns / 1e6);
+	EXPECT_EQ(1, sh->hog_done);
+
+	/* The kill came while the freeze was freezing user space. */
+	log = dmesg_read();
+	ASSERT_NE(NULL, log);
+	snprintf(needle, sizeof(needle), "Killed process %d ", victim);
+	begin = strstr(log, "Freezing user space processes");
+	killed = strstr(log, needle);
+	done = begin ? strstr(begin + 1, "Freezing user space processes completed") : NULL;
+	EXPECT_NE(NULL, killed) TH_LOG("no \"%s\" in the kernel log", needle);
+	if (!killed)
+		log_kernel_lines(log, "Killed process", 4);
+	EXPECT_NE(NULL, begin);
+	if (killed && begin)
+		EXPECT_LT(begin, killed) TH_LOG("the OOM kill came before the freeze began");
+	if (killed && done)
+		EXPECT_LT(killed, done) TH_LOG("the OOM kill came after user space was frozen");
+	if (killed)
+		log_kernel_lines(killed, "Killed process", 1);
+	log_kernel_lines(log, "Freezing", 4);
+	log_kernel_lines(log, "OOM killer", 2);
+	free(log);
+	EXPECT_EQ(0, ret) TH_LOG("the freeze failed: oom_killer_disable() waited for the victim");
+	close(fds[1]);
+}
+
+/* The settings this program changes, restored when it exits. */
+static struct saved_setting settings[] = {
+	{ .path = PM_FREEZE_TIMEOUT },
+};
+
+int main(int argc, char **argv)
+{
+	return freezer_test_main(argc, argv, settings, sizeof(settings) / sizeof(settings[0]));
+}
