@@ -236,6 +236,20 @@ class FreezerState:
 
 
 STATES = ("frozen", "freezing", "not-freezable", "not-freezing")
+# enum freeze_how of include/trace/events/freezer.h, in order.
+FREEZE_HOW = ("item", "checkpoint", "in_place", "refrigerator")
+
+
+def frozen_by_counts():
+    """frozen_by[][] of kernel/freezer.c as text, or [] if it is absent."""
+    try:
+        counts = gdb.lookup_static_symbol("frozen_by").value()
+    except (gdb.error, AttributeError):
+        return []
+    return ["{}: {}".format(who, " ".join(
+        "{}={}".format(how, int(counts[i][j]['counter']))
+        for j, how in enumerate(FREEZE_HOW)))
+        for i, who in enumerate(("user", "kthreads"))]
 
 
 def classify(fs, task):
@@ -331,6 +345,10 @@ counters.  Each task is in exactly one state, tested in this order:
                       "todo" if fs.todo else "classic", int(fs.active),
                       int(fs.pm_freezing), int(fs.pm_nosig_freezing),
                       "; ".join(counters)))
+        frozen_by = frozen_by_counts()
+        if frozen_by:
+            gdb.write("frozen by (this or the last freeze): {}\n".format(
+                "; ".join(frozen_by)))
         groups = {state: [] for state in STATES}
         for task in tasks.task_lists():
             task = task.dereference()
