@@ -9,6 +9,8 @@ bytes the series adds to struct task_struct from the DWARF of vmlinux
   results.csv   one row per freeze (and per floor run), as measured
   summary.csv   per kind, N and freezer: median/min/max, per task, ratios
   alloc.csv     allocations per task per freeze and thaw, per freezer
+  how.csv       per kind, N and freezer: how the user tasks were frozen
+                (medians per freeze: item, checkpoint, in place, refrigerator)
   table.txt     the tables (also printed), memory and the targets
   latency.gp    the gnuplot script for latency.png, with plot-KIND.dat
 
@@ -47,6 +49,7 @@ KV_RE = re.compile(r'(\w+)=(\S+)')
 
 def parse_log(path):
     points, floor, alloc, sites, skips, errors, info, end = [], [], [], [], [], [], {}, None
+    how = []
     with open(path, errors='replace') as f:
         for line in f:
             line = line.rstrip('\r\n')
@@ -64,7 +67,9 @@ def parse_log(path):
                 continue
             word = line.split()[1] if len(line.split()) > 1 else ''
             kv = dict(KV_RE.findall(line))
-            if word == 'alloc' and 'kind' in kv:
+            if word == 'how' and 'kind' in kv:
+                how.append(kv)
+            elif word == 'alloc' and 'kind' in kv:
                 alloc.append(kv)
             elif word == 'alloc-site':
                 sites.append(kv)
@@ -76,7 +81,7 @@ def parse_log(path):
                 info.update(kv)
             elif word == 'end':
                 end = kv
-    return dict(points=points, floor=floor, alloc=alloc, sites=sites, skips=skips,
+    return dict(points=points, floor=floor, alloc=alloc, how=how, sites=sites, skips=skips,
                 errors=errors, info=info, end=end)
 
 
@@ -104,6 +109,27 @@ def summarise(data):
     for n in sorted({f['n'] for f in data['floor']}):
         floor[n] = stats([f['ns'] for f in data['floor'] if f['n'] == n])
     return summ, floor
+
+
+# How a task was frozen: enum freeze_how of include/trace/events/freezer.h.
+HOW = ('item', 'checkpoint', 'in_place', 'refrigerator')
+
+
+def how_summary(data):
+    """{(kind, n, freezer): median count per freeze of each HOW, reps, share}."""
+    groups = {}
+    for h in data['how']:
+        groups.setdefault((h['kind'], int(h['n']), h['freezer']), []).append(h)
+    out = {}
+    for key in sorted(groups, key=lambda k: (k[0], k[1], FREEZERS.index(k[2])
+                                             if k[2] in FREEZERS else 9)):
+        rows = groups[key]
+        med = {k: '%g' % statistics.median(int(r[k]) for r in rows) for k in HOW}
+        total = sum(float(med[k]) for k in HOW)
+        med['item_share'] = '%.2f' % (float(med['item']) / total) if total else ''
+        med['reps'] = len(rows)
+        out[key] = med
+    return out
 
 
 def kinds_in(summ):
@@ -224,6 +250,11 @@ def write_csvs(out, data, summ, floor):
         for n, s in floor.items():
             w.writerow(['floor', n, 'floor', s['reps'], s['median'], s['min'], s['max'],
                         '%.3f' % (s['median'] / 1e3 / n), '', '', '', '', '', '', '', '', ''])
+    with open(os.path.join(out, 'how.csv'), 'w', newline='') as f:
+        w = csv.writer(f, lineterminator='\n')
+        w.writerow(['kind', 'n', 'freezer', 'reps'] + list(HOW) + ['item_share'])
+        for (kind, n, fz), h in how_summary(data).items():
+            w.writerow([kind, n, fz, h['reps']] + [h[k] for k in HOW] + [h['item_share']])
     with open(os.path.join(out, 'alloc.csv'), 'w', newline='') as f:
         w = csv.writer(f, lineterminator='\n')
         w.writerow(['kind', 'n', 'freezer', 'events', 'base_events', 'per_task', 'status'])
@@ -318,6 +349,15 @@ def table(data, summ, floor, mem):
         L.append('  extra allocations: %s %s n=%s: %s x%s' % (
             s.get('freezer'), s.get('kind'), s.get('n'), s.get('site'), s.get('extra')))
 
+    hows = how_summary(data)
+    if hows:
+        L.append('')
+        L.append('== how the user tasks were frozen (median per freeze; how.csv)')
+        L.append('%-10s %6s %-8s %6s %10s %8s %12s %10s' % (
+            ('kind', 'N', 'freezer') + HOW + ('item share',)))
+        for (kind, n, fz), h in hows.items():
+            L.append('%-10s %6d %-8s %6s %10s %8s %12s %10s' % (
+                (kind, n, fz) + tuple(h[k] for k in HOW) + (h['item_share'] or '-',)))
     L.append('')
     L.append('== targets (reported, not asserted)')
     L.extend(targets(summ, floor, data, added))

@@ -393,6 +393,20 @@ static int read_last(struct sample *s)
 }
 
 /*
+ * How the user tasks of the freeze just measured were frozen
+ * (kernel-patches/0012), as "BENCH how ..."; nothing on a kernel without it.
+ */
+static void print_how(const char *kind, int n, const char *freezer, int rep)
+{
+	struct frozen_by fb;
+
+	if (read_frozen_by(&fb))
+		return;
+	printf("BENCH how kind=%s n=%d freezer=%s rep=%d item=%d checkpoint=%d in_place=%d refrigerator=%d\n",
+	       kind, n, freezer, rep, fb.item, fb.checkpoint, fb.in_place, fb.refrigerator);
+}
+
+/*
  * Wait until every task that froze has left the frozen state; -ETIMEDOUT
  * if none more left for THAW_STALL_MS (thawed spinners leave one per tick).
  */
@@ -489,6 +503,7 @@ static int series(struct workload *w, const char *kind, int n, int reps)
 			}
 			printf("BENCH kind=%s n=%d freezer=%s rep=%d freeze_ns=%lld thaw_ns=%lld frozen=%d left=%d\n",
 			       kind, n, freezers[i], rep, s.freeze_ns, s.thaw_ns, s.frozen, s.left);
+			print_how(kind, n, freezers[i], rep);
 			fr[i][done[i]] = s.freeze_ns;
 			th[i][done[i]++] = s.thaw_ns;
 		}

@@ -96,6 +96,21 @@ else
 	fail "$name" "$c"
 fi
 
+# How the tasks were frozen: every kind and freezer has a row, the classic
+# freezer never runs a todo item and the todo freezer never the refrigerator.
+name="bench smoke: how.csv says how each kind's tasks were frozen, per freezer"
+c=$out/how.csv
+if header_is "$c" "kind,n,freezer,reps,item,checkpoint,in_place,refrigerator,item_share"; then
+	missing=""
+	for k in "${KINDS[@]}"; do
+		grep -qE "^$k,10,todo,$REPS,[0-9.]+,[0-9.]+,[0-9.]+,0,[0-9.]+\$" "$c" || missing+=" $k/todo"
+		grep -qE "^$k,10,classic,$REPS,0,0,[0-9.]+,[0-9.]+,0\.00\$" "$c" || missing+=" $k/classic"
+	done
+	if [ -z "$missing" ]; then pass "$name"; else fail "$name (missing or wrong:$missing)" "$c"; fi
+else
+	fail "$name" "$c"
+fi
+
 # The plot: a PNG (its 8-byte signature) of some size.
 name="bench smoke: latency.png is a PNG image"
 p=$out/latency.png
