@@ -10,11 +10,4 @@
 # BogoMIPS calibrated in the last guest-suite boot, or a typical value here.
 lpj=$(sed -n 's/.*Calibrating delay loop.*(lpj=\([0-9]*\)).*/\1/p' "$LOGS/guest-suite.log" 2>/dev/null | head -n 1)
 lpj=$(( ${lpj:-28000000} / 4 ))
-log=$LOGS/short-delay.log
-"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job shortdelay --timeout 300 \
-	--show none --log "$log" -- "lpj=$lpj" kunit.enable=0 >"$log.runner" 2>&1 && rc=0 || rc=$?
-python3 "$TOP/scripts/parse_console.py" --no-kunit "$log"
-case $rc in
-0 | 1) ;;
-*) fail "short delay: boot with lpj=$lpj finished (runner exit $rc)" "$log.runner" ;;
-esac
+run_guest_job "short delay: boot with lpj=$lpj" shortdelay 300 "$LOGS/short-delay.log" "lpj=$lpj"

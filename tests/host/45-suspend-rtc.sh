@@ -6,12 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 
 for freezer in todo classic; do
-	log=$LOGS/suspend-rtc-$freezer.log
-	"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job rtc --timeout 120 \
-		--show none --log "$log" -- "freezer=$freezer" kunit.enable=0 >"$log.runner" 2>&1 && rc=0 || rc=$?
-	python3 "$TOP/scripts/parse_console.py" --no-kunit "$log"
-	case $rc in
-	0 | 1) ;;
-	*) fail "suspend-to-idle with the $freezer freezer: boot finished (runner exit $rc)" "$log.runner" ;;
-	esac
+	run_guest_job "suspend-to-idle with the $freezer freezer" rtc 120 \
+		"$LOGS/suspend-rtc-$freezer.log" "freezer=$freezer"
 done
