@@ -1,7 +1,9 @@
 #!/bin/sh
 # Keep the guest up for tests driven from the host (mconsole): a spinner
 # and a sleeper whose pids are printed, then wait idle_seconds= (kernel
-# command line; default 30) and power off.
+# command line; default 30) and power off.  With idle_refuse_ms=N, a task
+# first refuses to freeze for N ms and freezes time out after 1 s, so the
+# host can see a freeze fail; "TODO-REFUSER-DONE" says when it is over.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -9,5 +11,14 @@ cat /dev/zero >/dev/null &
 echo "TODO-SPINNER: $!"
 sleep 1000 &
 echo "TODO-SLEEPER: $!"
+refuse_ms=$(cmdline_param idle_refuse_ms 0)
+if [ "$refuse_ms" -gt 0 ]; then
+	echo 1000 >/sys/power/pm_freeze_timeout
+	{
+		echo "$refuse_ms" >/sys/kernel/debug/todo_freezer/sleep_uninterruptible_ms
+		echo "TODO-REFUSER-DONE"
+	} &
+	echo "TODO-REFUSER: $!"
+fi
 echo "TODO-READY"
 sleep "$(cmdline_param idle_seconds 30)"

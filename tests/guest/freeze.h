@@ -10,6 +10,8 @@
 #ifndef FREEZE_H
 #define FREEZE_H
 
+#include <ctype.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <sys/klog.h>
 #include "guest.h"
@@ -28,6 +30,8 @@
 #define KNOB_SLEEP_UNINT	KNOB_DIR "/sleep_uninterruptible_ms"
 /* Write N: a freezable kthread "todo_stuck" sleeps N ms, no checkpoint. */
 #define KNOB_STUCK_KTHREAD	KNOB_DIR "/stuck_kthread_ms"
+/* Write N: a freezable kthread "todo_napper" sleeps up to N ms, D state. */
+#define KNOB_NAPPING_KTHREAD	KNOB_DIR "/napping_kthread_ms"
 #define TRACING			"/sys/kernel/tracing"
 /* The kernel's own times of the last freeze (CONFIG_FREEZER_BENCH). */
 #define FREEZER_BENCH_LAST	"/sys/kernel/debug/freezer_bench/last"
@@ -161,6 +165,69 @@ static inline int read_frozen_by(struct frozen_by *fb)
 		   &fb->item, &fb->checkpoint, &fb->in_place, &fb->refrigerator) != 4)
 		return -EPROTO;
 	return 0;
+}
+
+/*
+ * Fields of /proc/<pid>/stat: comm (up to 15 characters), state, ppid,
+ * flags and utime + stime in clock ticks.  0, or -1 if @pid is gone.
+ */
+struct pstat {
+	char comm[32];
+	char state;
+	int ppid;
+	unsigned int flags;
+	unsigned long ticks;
+};
+
+static inline int read_pstat(pid_t pid, struct pstat *ps)
+{
+	char path[64], line[1024], *open_paren, *close_paren;
+	unsigned long utime, stime;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_str(path, line, sizeof(line)) <= 0)
+		return -1;
+	open_paren = strchr(line, '(');
+	close_paren = strrchr(line, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren)
+		return -1;
+	len = close_paren - open_paren - 1;
+	if (len >= sizeof(ps->comm))
+		len = sizeof(ps->comm) - 1;
+	memcpy(ps->comm, open_paren + 1, len);
+	ps->comm[len] = 0;
+	if (sscanf(close_paren + 2, "%c %d %*d %*d %*d %*d %u %*u %*u %*u %*u %lu %lu",
+		   &ps->state, &ps->ppid, &ps->flags, &utime, &stime) != 5)
+		return -1;
+	ps->ticks = utime + stime;
+	return 0;
+}
+
+/* The kernel thread called @comm: its pid (the last one found) and count. */
+static inline pid_t find_kthread(const char *comm, int *count)
+{
+	struct dirent *de;
+	struct pstat ps;
+	DIR *dir = opendir("/proc");
+	pid_t found = 0;
+
+	*count = 0;
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		pid_t pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = atoi(de->d_name);
+		if (read_pstat(pid, &ps) || ps.ppid != 2 || strcmp(ps.comm, comm))
+			continue;
+		found = pid;
+		(*count)++;
+	}
+	closedir(dir);
+	return found;
 }
 
 /* Read @path into @saved (newline dropped), then write @val; 0 or -errno. */

@@ -157,43 +157,6 @@ static long long freeze_for_gap(struct __test_metadata *_metadata, struct freeze
 	return frozen_ns(w);
 }
 
-/*
- * Fields of /proc/<pid>/stat: comm (up to 15 characters), state, ppid,
- * flags and utime + stime in clock ticks.  0, or -1 if @pid is gone.
- */
-struct pstat {
-	char comm[32];
-	char state;
-	int ppid;
-	unsigned int flags;
-	unsigned long ticks;
-};
-
-static int read_pstat(pid_t pid, struct pstat *ps)
-{
-	char path[64], line[1024], *open_paren, *close_paren;
-	unsigned long utime, stime;
-	size_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_str(path, line, sizeof(line)) <= 0)
-		return -1;
-	open_paren = strchr(line, '(');
-	close_paren = strrchr(line, ')');
-	if (!open_paren || !close_paren || close_paren < open_paren)
-		return -1;
-	len = close_paren - open_paren - 1;
-	if (len >= sizeof(ps->comm))
-		len = sizeof(ps->comm) - 1;
-	memcpy(ps->comm, open_paren + 1, len);
-	ps->comm[len] = 0;
-	if (sscanf(close_paren + 2, "%c %d %*d %*d %*d %*d %u %*u %*u %*u %*u %lu %lu",
-		   &ps->state, &ps->ppid, &ps->flags, &utime, &stime) != 5)
-		return -1;
-	ps->ticks = utime + stime;
-	return 0;
-}
-
 /* One kernel thread (kthreadd, pid 2, or a child of it) in a snapshot. */
 struct kthread_use {
 	pid_t pid;
@@ -271,32 +234,6 @@ static long kthread_ticks_between(const struct kthread_use *a, int na,
 		}
 	}
 	return sum;
-}
-
-/* The kernel thread called @comm: its pid (the last one found) and count. */
-static pid_t find_kthread(const char *comm, int *count)
-{
-	struct dirent *de;
-	struct pstat ps;
-	DIR *dir = opendir("/proc");
-	pid_t found = 0;
-
-	*count = 0;
-	if (!dir)
-		return 0;
-	while ((de = readdir(dir))) {
-		pid_t pid;
-
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		pid = atoi(de->d_name);
-		if (read_pstat(pid, &ps) || ps.ppid != 2 || strcmp(ps.comm, comm))
-			continue;
-		found = pid;
-		(*count)++;
-	}
-	closedir(dir);
-	return found;
 }
 
 /* A number from /proc/<pid>/status ("Threads", "voluntary_ctxt_switches"). */

@@ -3,6 +3,8 @@
 # uml_mconsole (uml-utilities): bad arguments and wrong states get an error
 # reply and change nothing; freeze really stops a spinning guest task (the
 # guest CPU, read with mconsole "proc stat", goes idle) and thaw restarts it.
+# A freeze that fails (a guest task refuses for a while) gets an error reply
+# and leaves no freezing thread behind: the next freeze works.
 . "$(dirname "$0")/lib.sh"
 
 log=$LOGS/mconsole.log
@@ -12,7 +14,7 @@ if ! command -v uml_mconsole >/dev/null; then
 fi
 rm -f "$log"	# or the wait below reads the last run's log
 "$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job idle --timeout 120 --show none \
-	--log "$log" -- kunit.enable=0 idle_seconds=30 >"$log.runner" 2>&1 &
+	--log "$log" -- kunit.enable=0 idle_seconds=30 idle_refuse_ms=3000 >"$log.runner" 2>&1 &
 boot=$!
 sock=$BUILD/uml/todo-idle-$boot/mconsole
 # Up to 90 s: boot, then the guest prints the pids.  The guest powers off
@@ -68,6 +70,11 @@ else
 	check "todo for a missing pid is refused" 'ERR No such pid' todo 99999
 	check "thaw while not frozen is refused" 'ERR Not frozen' thaw
 	check "freeze with a bad argument is refused" 'ERR Usage: freeze \[todo\|classic\]' freeze now
+	check "a freeze that times out is refused" 'ERR Freezing failed, see the kernel log' freeze
+	for _ in $(seq 60); do grep -q '^TODO-REFUSER-DONE' "$log" && break; sleep 0.5; done
+	grep -q '^TODO-REFUSER-DONE' "$log" ||
+		fail "mconsole: the refusing guest task finished its sleep" "$log"
+	check "thaw after a failed freeze is refused" 'ERR Not frozen' thaw
 	spinning "a spinner runs before the freeze" yes
 	check "freeze freezes user space" 'OK user space frozen \(todo freezer\)' freeze
 	check "a second freeze is refused" 'ERR Already frozen' freeze
