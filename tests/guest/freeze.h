@@ -149,6 +149,8 @@ static inline long long frozen_ns(const struct freeze_window *w)
 /* How the user tasks of the last freeze were frozen (freezer:task_frozen). */
 struct frozen_by {
 	int item, checkpoint, in_place, refrigerator;
+	/* Tasks of the freeze before still leaving their wait; -1: not shown. */
+	int still_leaving;
 };
 
 #define FROZEN_BY		"/sys/kernel/debug/freezer/frozen_by"
@@ -161,8 +163,10 @@ static inline int read_frozen_by(struct frozen_by *fb)
 
 	if (n < 0)
 		return n;
-	if (sscanf(buf, "user: item=%d checkpoint=%d in_place=%d refrigerator=%d",
-		   &fb->item, &fb->checkpoint, &fb->in_place, &fb->refrigerator) != 4)
+	fb->still_leaving = -1;
+	if (sscanf(buf, "user: item=%d checkpoint=%d in_place=%d refrigerator=%d still_leaving=%d",
+		   &fb->item, &fb->checkpoint, &fb->in_place, &fb->refrigerator,
+		   &fb->still_leaving) < 4)
 		return -EPROTO;
 	return 0;
 }

@@ -477,6 +477,74 @@ TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 	}
 }
 
+
+/*
+ * The thaw does not wait for the tasks it woke to run: the todo freezer
+ * ends the generation they wait for and returns.  As a SCHED_FIFO task,
+ * this one starts the next freeze as soon as the thaw returns, before the
+ * woken threads can run: the todo freezer's second freeze must find some
+ * of them still leaving their wait, freeze them all again, and after its
+ * thaw every thread runs.  A task in the classic refrigerator does not
+ * leave it when the next freeze has begun: nothing is still leaving, and
+ * nothing is counted again.
+ */
+TEST_F(scen, freeze_right_after_a_thaw_freezes_the_tasks_still_leaving)
+{
+	struct sched_param fifo = { .sched_priority = 10 }, other = { .sched_priority = 0 };
+	unsigned long before[NR_THREADS];
+	int i, all, tries, ret[2] = { 0, 0 };
+	struct frozen_by fb;
+
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0) {
+		pthread_t t;
+
+		for (i = 0; i < NR_THREADS; i++)
+			if (pthread_create(&t, NULL, gap_thread, (void *)(long)i))
+				_exit(1);
+		for (;;)
+			pause();
+	}
+	for (tries = 0, all = 0; tries < 1000 && !all; tries++) {
+		for (i = 0, all = 1; i < NR_THREADS && all; i++)
+			all = sh->iters[i] > 0;
+		if (!all)
+			usleep(10000);
+	}
+	ASSERT_TRUE(all) TH_LOG("not all %d threads started", NR_THREADS);
+
+	ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
+	ret[0] = freeze_thaw();
+	if (!ret[0])
+		ret[1] = freeze_thaw();
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	ASSERT_EQ(0, ret[0]) TH_LOG("the first freeze failed");
+	ASSERT_EQ(0, ret[1]) TH_LOG("the freeze right after the thaw failed");
+	ASSERT_EQ(0, read_frozen_by(&fb)) TH_LOG("no %s", FROZEN_BY);
+	TH_LOG("second freeze: item=%d checkpoint=%d in_place=%d refrigerator=%d still_leaving=%d",
+	       fb.item, fb.checkpoint, fb.in_place, fb.refrigerator, fb.still_leaving);
+	if (freezer_is("todo")) {
+		EXPECT_GT(fb.still_leaving, 0)
+			TH_LOG("no task of the first freeze was still leaving when the second began: the thaw waited for them");
+		/* Each left its wait, so the second freeze counted it again. */
+		EXPECT_GE(fb.item + fb.checkpoint + fb.in_place, NR_THREADS)
+			TH_LOG("the second freeze froze fewer user tasks than the %d threads",
+			       NR_THREADS);
+	} else {
+		EXPECT_EQ(0, fb.still_leaving);
+	}
+
+	for (i = 0; i < NR_THREADS; i++)
+		before[i] = sh->iters[i];
+	for (tries = 0, all = 0; tries < 500 && !all; tries++) {
+		usleep(10000);
+		for (i = 0, all = 1; i < NR_THREADS && all; i++)
+			all = sh->iters[i] != before[i];
+	}
+	EXPECT_TRUE(all) TH_LOG("thread %d did not run after the thaw", i - 1);
+}
+
 /* A SIGSTOPped task does not block the freeze and is still stopped after. */
 TEST_F(scen, stopped_process_stays_stopped_and_resumes_on_sigcont)
 {
