@@ -337,9 +337,8 @@ counters.  Each task is in exactly one state, tested in this order:
         counters = []
         for name in ("todo_user", "todo_kthreads"):
             c = gdb.lookup_static_symbol(name).value()
-            counters.append("{} {} frozen, thaw {}".format(
-                name[5:], int(c['nr_frozen']['counter']),
-                "done" if int(c['thaw']['done']) else "pending"))
+            counters.append("{} {} in the wait, generation {}".format(
+                name[5:], int(c['nr_frozen']['counter']), int(c['gen'])))
         gdb.write("freezer: {}; freezer_active={} pm_freezing={} "
                   "pm_nosig_freezing={}; todo waits: {}\n".format(
                       "todo" if fs.todo else "classic", int(fs.active),

@@ -45,7 +45,7 @@ delete
 # 4. Thaw.
 break thaw_processes
 break todo_thaw_begin
-break finish_swait if $_streq($lx_current().comm, "freeze_me")
+break finish_wait if $_streq($lx_current().comm, "freeze_me")
 continue
 lx-frozen frozen freezing
 lx-todo
