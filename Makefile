@@ -30,7 +30,7 @@ stress:
 
 # Freeze/thaw latency per task kind, todo vs classic in one boot of the
 # bench flavour (scripts/bench.sh): SIZES=10,100,1000,4000 REPS=7, also
-# KINDS=spin,pause,pipe,nanosleep,threads SPIN_MAX=100 TIMEOUT=seconds.
+# KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2 SPIN_MAX=100 TIMEOUT=seconds.
 # Results in build/bench/.
 bench:
 	@$(S)/bench.sh $(if $(SIZES),--sizes $(SIZES)) $(if $(REPS),--reps $(REPS)) \

@@ -9,14 +9,14 @@
 # latency.png (gnuplot), with the console log as console.log.
 #
 # Usage: scripts/bench.sh [--sizes 10,100,1000,4000] [--reps 7]
-#          [--kinds spin,pause,pipe,nanosleep,threads] [--spin-max 100]
+#          [--kinds spin,pause,pipe,nanosleep,threads,uring,cgroup2] [--spin-max 100]
 #          [--alloc-n 1000] [--out DIR] [--timeout S] [--mem M] [--no-build]
 #          [--flavour bench]   (the smoke test of "make test" uses the test
 #          kernel, which also has CONFIG_FREEZER_BENCH: no third build)
 # Environment: SIZES, REPS, KINDS, SPIN_MAX give the defaults (make bench).
 . "$(dirname "$0")/lib.sh"
 
-ALL_KINDS=spin,pause,pipe,nanosleep,threads
+ALL_KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2
 sizes=${SIZES:-10,100,1000,4000}
 reps=${REPS:-7}
 kinds=${KINDS:-$ALL_KINDS}

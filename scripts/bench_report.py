@@ -32,6 +32,8 @@ KINDS = {
     'pipe': 'interruptible sleep in read() of an empty pipe',
     'nanosleep': 'freezable sleep in nanosleep() (classic freezes it in place)',
     'threads': 'threads of one process, each in pause()',
+    'uring': 'io_uring SQPOLL threads, which never return to user space',
+    'cgroup2': 'pause() in a frozen cgroup v2 (both freezers freeze them in place)',
 }
 KIND_ORDER = list(KINDS)
 FREEZERS = ('todo', 'classic')
@@ -397,6 +399,7 @@ def targets(summ, floor, data, added):
             check(None, 'todo/classic freeze <= 0.9 at N = 1000: N = 1000 not measured')
     else:
         check(None, 'todo/classic freeze <= 1.0: no spinner or interruptible sleeper measured')
+    every_kind_targets(summ, floor, kinds, check)
     fl = []
     for kind in kinds:
         for n in sizes_of(summ, kind):
@@ -430,6 +433,29 @@ def targets(summ, floor, data, added):
         check(None, 'at most %d bytes added to struct task_struct: not read'
               % MAX_ADDED_BYTES)
     return L
+
+
+# Issue 15: todo no slower than classic, freeze and thaw, every kind.
+EVERY_KIND_LIMITS = (('N >= 100', lambda n: n >= 100, 1.0), ('N = 10', lambda n: n == 10, 1.1))
+
+
+def every_kind_targets(summ, floor, kinds, check):
+    """Report through check(): todo/classic medians within the limits, and
+    every point that misses them."""
+    for what in ('freeze', 'thaw'):
+        for label, chosen, limit in EVERY_KIND_LIMITS:
+            pts = [(ratios(summ, floor, k, n)['classic_' + what], k, n)
+                   for k in kinds for n in sizes_of(summ, k) if chosen(n)]
+            pts = [p for p in pts if p[0] is not None]
+            text = 'todo/classic %s <= %.1f, every kind, %s' % (what, limit, label)
+            if not pts:
+                check(None, text + ': not measured')
+                continue
+            r, k, n = max(pts)
+            missed = sorted((p for p in pts if p[0] > limit), reverse=True)
+            check(not missed, '%s: worst %.2f (%s n=%d)%s' % (
+                text, r, k, n, '; missed at ' + ', '.join(
+                    '%s n=%d %.2f' % (mk, mn, mr) for mr, mk, mn in missed) if missed else ''))
 
 
 def plot(out, summ, floor):

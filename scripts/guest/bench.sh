@@ -4,7 +4,7 @@
 # Parameters from the kernel command line (scripts/bench.sh sets them):
 #   bench_sizes=10,100,1000,4000   tasks per measurement point
 #   bench_reps=7                   freezes per freezer and point
-#   bench_kinds=spin,pause,pipe,nanosleep,threads
+#   bench_kinds=spin,pause,pipe,nanosleep,threads,uring,cgroup2
 #   bench_spin_max=100             larger sizes are skipped for spinners
 #   bench_alloc_n=1000             tasks for the allocation count (at most
 #                                  the largest size measured for the kind)
@@ -33,7 +33,7 @@ number() {
 
 sizes=$(param bench_sizes 10,100,1000,4000)
 reps=$(number bench_reps "$(param bench_reps 7)" 7)
-kinds=$(param bench_kinds spin,pause,pipe,nanosleep,threads)
+kinds=$(param bench_kinds spin,pause,pipe,nanosleep,threads,uring,cgroup2)
 spin_max=$(number bench_spin_max "$(param bench_spin_max 100)" 100)
 alloc_n=$(number bench_alloc_n "$(param bench_alloc_n 1000)" 1000)
 B=/tests/bench_freeze

@@ -22,7 +22,10 @@
  *                                    freeze and thaw, per task, per freezer
  * KIND: spin (user-space spinners), pause (pause()), pipe (read() on an
  * empty pipe), nanosleep (a freezable sleep, which the classic freezer
- * freezes in place), threads (threads of one process, in pause()).
+ * freezes in place), threads (threads of one process, in pause()), uring
+ * (io_uring SQPOLL threads of one process: tasks that never return to user
+ * space), cgroup2 (pause() in a frozen cgroup v2: both freezers freeze
+ * them in place).
  *
  * Output, one line each (the host parses the "BENCH " lines):
  *   BENCH kind=K n=N freezer=F rep=R freeze_ns=.. thaw_ns=.. frozen=.. left=..
@@ -41,12 +44,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "guest.h"
 #include "freeze.h"
+#include "uring.h"
+#include "cgroup2.h"
 
 #define BENCH_LAST	"/sys/kernel/debug/freezer_bench/last"
 #define BENCH_FLOOR	"/sys/kernel/debug/freezer_bench/floor"
@@ -61,11 +67,14 @@
 #define ALLOC_RUNS	3	/* per freezer; the fewest events count */
 #define TRACE_BUF_KB	"8192"
 
-enum kind { SPIN, PAUSE, PIPE, NANOSLEEP, THREADS, NR_KINDS };
+enum kind { SPIN, PAUSE, PIPE, NANOSLEEP, THREADS, URING, CGROUP2, NR_KINDS };
 
 static const char *const kind_names[NR_KINDS] = {
-	"spin", "pause", "pipe", "nanosleep", "threads",
+	"spin", "pause", "pipe", "nanosleep", "threads", "uring", "cgroup2",
 };
+
+/* Where the cgroup2 kind mounts cgroup2 if /sys/fs/cgroup is not. */
+#define CG2_MNT		"/tmp/bench_freeze.cgroup2"
 
 static const char *const freezers[2] = { "todo", "classic" };
 
@@ -73,7 +82,8 @@ static const char *const freezers[2] = { "todo", "classic" };
 struct shared {
 	int started;		/* tasks past their setup */
 	int spinning;		/* spinners in their loop */
-	int thread_err;		/* pthread_create() failed */
+	int thread_err;		/* pthread_create() or io_uring_setup() failed */
+	int err;		/* its errno */
 	pid_t tid[MAX_N];	/* the threads kind: each thread's tid */
 };
 
@@ -81,7 +91,8 @@ struct workload {
 	enum kind kind;
 	int n;
 	pid_t pgid;		/* process kinds: the children's group */
-	pid_t leader;		/* threads: the process */
+	pid_t leader;		/* threads, uring: the process */
+	struct cgroup2 cg;	/* cgroup2: the frozen cgroup */
 	pid_t *tasks;		/* what must be asleep before a freeze */
 	int nr_tasks;
 	int go_w;		/* spin: closed to let the spinners go */
@@ -160,6 +171,33 @@ static void threads_main(struct shared *sh, int n)
 		pause();
 }
 
+/* The process of the uring kind: @n SQPOLL rings, each with its thread. */
+static void uring_main(struct shared *sh, int n)
+{
+	struct rlimit nofile = { .rlim_cur = n + 64, .rlim_max = n + 64 };
+	struct uring r;
+	int i, ret;
+
+	prctl(PR_SET_NAME, "bench-uring");
+	if (setrlimit(RLIMIT_NOFILE, &nofile)) {
+		sh->err = errno;
+		sh->thread_err = 1;
+		_exit(1);
+	}
+	for (i = 0; i < n; i++) {
+		/* The ring stays mapped and open until this process dies. */
+		ret = uring_init(&r, 1, IORING_SETUP_SQPOLL);
+		if (ret) {
+			sh->err = -ret;
+			sh->thread_err = 1;
+			_exit(1);
+		}
+		__atomic_fetch_add(&sh->started, 1, __ATOMIC_SEQ_CST);
+	}
+	for (;;)
+		pause();
+}
+
 static void child_main(struct workload *w, int go_r, int pipe_r)
 {
 	struct timespec hour = { .tv_sec = 3600 };
@@ -177,6 +215,7 @@ static void child_main(struct workload *w, int go_r, int pipe_r)
 		for (;;)
 			loops++;
 	case PAUSE:
+	case CGROUP2:
 		for (;;)
 			pause();
 	case PIPE:
@@ -261,6 +300,36 @@ static int confirm(struct workload *w)
 	return 0;
 }
 
+/* cgroup2: move every task into a new cgroup v2 and freeze it; 0 or -1. */
+static int freeze_cgroup(struct workload *w)
+{
+	char path[256], events[256];
+	long long deadline;
+	int i, ret;
+
+	ret = cg2_make(&w->cg, CG2_MNT, "bench_freeze");
+	for (i = 0; !ret && i < w->nr_tasks; i++)
+		ret = cg2_add(&w->cg, w->tasks[i]);
+	if (!ret)
+		ret = cg2_write(&w->cg, "cgroup.freeze", "1");
+	if (ret) {
+		printf("BENCH error kind=cgroup2 n=%d: setting up the frozen cgroup: %s\n", w->n,
+		       strerror(-ret));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.events", w->cg.dir);
+	deadline = now_ns() + SETTLE_MS * 1000000LL;
+	while (read_str(path, events, sizeof(events)) <= 0 || !strstr(events, "frozen 1")) {
+		if (now_ns() > deadline) {
+			printf("BENCH error kind=cgroup2 n=%d: the cgroup did not freeze in %d ms\n",
+			       w->n, SETTLE_MS);
+			return -1;
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
 static int start(struct workload *w, enum kind kind, int n)
 {
 	int go[2] = { -1, -1 }, data[2] = { -1, -1 };
@@ -294,6 +363,25 @@ static int start(struct workload *w, enum kind kind, int n)
 			w->tasks[i] = w->sh->tid[i];
 		w->tasks[n] = w->leader;
 		w->nr_tasks = n + 1;
+		goto confirm;
+	}
+	if (kind == URING) {
+		w->leader = fork();
+		if (w->leader < 0)
+			die("fork");
+		if (w->leader == 0)
+			uring_main(w->sh, n);
+		if (wait_count(&w->sh->started, n, STALL_MS, "SQPOLL rings set up")) {
+			printf("BENCH error kind=uring n=%d: %d rings set up (%s)\n", n,
+			       w->sh->started, w->sh->thread_err ? strerror(w->sh->err) : "stalled");
+			return -1;
+		}
+		w->nr_tasks = threads_named(w->leader, "iou-sqp-", w->tasks, n);
+		if (w->nr_tasks != n) {
+			printf("BENCH error kind=uring n=%d: %d iou-sqp threads\n", n, w->nr_tasks);
+			return -1;
+		}
+		w->tasks[w->nr_tasks++] = w->leader;
 		goto confirm;
 	}
 
@@ -346,6 +434,8 @@ static int start(struct workload *w, enum kind kind, int n)
 			return -1;
 		}
 	}
+	if (kind == CGROUP2 && freeze_cgroup(w))
+		return -1;
 confirm:
 	if (confirm(w))
 		return -1;
@@ -358,7 +448,7 @@ static void stop(struct workload *w)
 {
 	int i;
 
-	if (w->kind == THREADS) {
+	if (w->kind == THREADS || w->kind == URING) {
 		if (w->leader > 0) {
 			kill(w->leader, SIGKILL);
 			waitpid(w->leader, NULL, 0);
@@ -371,6 +461,7 @@ static void stop(struct workload *w)
 	/* Anything else still unreaped (a start that failed half way). */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+	cg2_remove(&w->cg);
 	if (w->go_w >= 0)
 		close(w->go_w);
 	if (w->pipe_w >= 0)

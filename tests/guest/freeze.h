@@ -208,6 +208,29 @@ static inline int read_pstat(pid_t pid, struct pstat *ps)
 	return 0;
 }
 
+/* The tids of @leader's threads whose comm starts with @prefix, up to @max. */
+static inline int threads_named(pid_t leader, const char *prefix, pid_t *tids, int max)
+{
+	char path[320], comm[32];
+	struct dirent *de;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", leader);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir)) && n < max) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", leader, de->d_name);
+		if (read_str(path, comm, sizeof(comm)) > 0 && !strncmp(comm, prefix, strlen(prefix)))
+			tids[n++] = atoi(de->d_name);
+	}
+	closedir(dir);
+	return n;
+}
+
 /* The kernel thread called @comm: its pid (the last one found) and count. */
 static inline pid_t find_kthread(const char *comm, int *count)
 {

@@ -107,6 +107,8 @@
 #include "guest.h"
 #include "freeze.h"
 #include "freezer_main.h"
+#include "uring.h"
+#include "cgroup2.h"
 
 /* pm_test_delay of most tests; the timeout tests hold the freeze longer. */
 #define DELAY_S			1
@@ -122,7 +124,6 @@
 #define JIFFY_NS		10000000LL
 
 #define MAX_CHILDREN		12
-#define CG2_MAGIC		0x63677270	/* CGROUP2_SUPER_MAGIC */
 #define CG2_DIR			"/tmp/freeze_compat.cgroup2"
 #define CG1_DIR			"/tmp/freeze_compat.freezer"
 #define LOCK_FILE		"/tmp/freeze_compat.lock"
@@ -339,31 +340,14 @@ static void freeze_window(struct __test_metadata *_metadata, struct freeze_windo
 	TH_LOG("frozen window: %.3f ms, %d user tasks frozen", frozen_ns(w) / 1e6, w->frozen);
 }
 
-/* A task of @pid whose comm starts with @prefix: its tid, or 0. */
+/* A thread of @pid whose comm starts with @prefix: its tid, or 0. */
 static pid_t find_thread(pid_t pid, const char *prefix, char *state)
 {
-	char path[64], comm[32];
-	struct dirent *de;
-	DIR *dir;
-	pid_t found = 0;
+	pid_t tid = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while ((de = readdir(dir))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, atoi(de->d_name));
-		if (read_str(path, comm, sizeof(comm)) <= 0 || strncmp(comm, prefix, strlen(prefix)))
-			continue;
-		found = atoi(de->d_name);
-		if (state)
-			*state = proc_state(found);
-		break;
-	}
-	closedir(dir);
-	return found;
+	if (threads_named(pid, prefix, &tid, 1) && state)
+		*state = proc_state(tid);
+	return tid;
 }
 
 /* A field of /proc/meminfo in kB, or -1. */
@@ -383,8 +367,9 @@ FIXTURE(compat) {
 	pid_t child[MAX_CHILDREN];
 	/* Set by the tests, cleaned up by the teardown. */
 	char saved_freeze_timeout[32];
-	char cg2_root[64], cg2_dir[128], cg1_dir[128];
-	int cg2_mounted, cg1_mounted;
+	struct cgroup2 cg2;
+	char cg1_dir[128];
+	int cg1_mounted;
 	int sem_id, msg_id;
 	char mq_name[32];
 	int lock_file;
@@ -397,8 +382,8 @@ FIXTURE_SETUP(compat)
 	for (i = 0; i < MAX_CHILDREN; i++)
 		self->child[i] = 0;
 	self->saved_freeze_timeout[0] = 0;
-	self->cg2_root[0] = self->cg2_dir[0] = self->cg1_dir[0] = 0;
-	self->cg2_mounted = self->cg1_mounted = 0;
+	self->cg2.dir[0] = self->cg2.mnt[0] = self->cg1_dir[0] = 0;
+	self->cg1_mounted = 0;
 	self->sem_id = self->msg_id = -1;
 	self->mq_name[0] = 0;
 	self->lock_file = 0;
@@ -425,20 +410,15 @@ FIXTURE_TEARDOWN(compat)
 		snprintf(path, sizeof(path), "%s/freezer.state", self->cg1_dir);
 		write_str(path, "THAWED");
 	}
-	if (self->cg2_dir[0]) {
-		snprintf(path, sizeof(path), "%s/cgroup.freeze", self->cg2_dir);
-		write_str(path, "0");
-	}
+	if (self->cg2.dir[0])
+		cg2_write(&self->cg2, "cgroup.freeze", "0");
 	for (i = 0; i < MAX_CHILDREN; i++)
 		kill_child(&self->child[i]);
 	if (self->cg1_dir[0])
 		rmdir(self->cg1_dir);
 	if (self->cg1_mounted)
 		umount2(CG1_DIR, MNT_DETACH);
-	if (self->cg2_dir[0])
-		rmdir(self->cg2_dir);
-	if (self->cg2_mounted)
-		umount2(CG2_DIR, MNT_DETACH);
+	cg2_remove(&self->cg2);
 	if (self->sem_id >= 0)
 		semctl(self->sem_id, 0, IPC_RMID);
 	if (self->msg_id >= 0)
@@ -456,137 +436,6 @@ FIXTURE_TEARDOWN(compat)
  * 1. io_uring, through raw system calls: the rings mmap()ed, SQEs written
  * and CQEs reaped by hand.
  */
-struct uring {
-	int fd;
-	unsigned int flags;
-	void *sq_ring, *cq_ring;
-	size_t sq_ring_sz, cq_ring_sz, sqes_sz;
-	struct io_uring_sqe *sqes;
-	unsigned int *sq_head, *sq_tail, *sq_mask, *sq_flags, *sq_array;
-	unsigned int *cq_head, *cq_tail, *cq_mask;
-	struct io_uring_cqe *cqes;
-};
-
-static void uring_exit(struct uring *r)
-{
-	if (r->sqes && r->sqes != MAP_FAILED)
-		munmap(r->sqes, r->sqes_sz);
-	if (r->cq_ring && r->cq_ring != MAP_FAILED && r->cq_ring != r->sq_ring)
-		munmap(r->cq_ring, r->cq_ring_sz);
-	if (r->sq_ring && r->sq_ring != MAP_FAILED)
-		munmap(r->sq_ring, r->sq_ring_sz);
-	if (r->fd > 0)
-		close(r->fd);
-	memset(r, 0, sizeof(*r));
-}
-
-/* Set up a ring of @entries with setup @flags; 0 or -errno. */
-static int uring_init(struct uring *r, unsigned int entries, unsigned int flags)
-{
-	struct io_uring_params p;
-
-	memset(r, 0, sizeof(*r));
-	memset(&p, 0, sizeof(p));
-	p.flags = flags;
-	/* The SQ thread goes to sleep after 50 ms without work. */
-	p.sq_thread_idle = 50;
-	r->fd = syscall(__NR_io_uring_setup, entries, &p);
-	if (r->fd < 0) {
-		r->fd = 0;
-		return -errno;
-	}
-	r->flags = flags;
-	r->sq_ring_sz = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
-	r->cq_ring_sz = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	if (p.features & IORING_FEAT_SINGLE_MMAP) {
-		if (r->cq_ring_sz > r->sq_ring_sz)
-			r->sq_ring_sz = r->cq_ring_sz;
-		r->cq_ring_sz = r->sq_ring_sz;
-	}
-	r->sq_ring = mmap(NULL, r->sq_ring_sz, PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
-	if (r->sq_ring == MAP_FAILED)
-		return -errno;
-	if (p.features & IORING_FEAT_SINGLE_MMAP)
-		r->cq_ring = r->sq_ring;
-	else
-		r->cq_ring = mmap(NULL, r->cq_ring_sz, PROT_READ | PROT_WRITE,
-				  MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_CQ_RING);
-	if (r->cq_ring == MAP_FAILED)
-		return -errno;
-	r->sqes_sz = p.sq_entries * sizeof(struct io_uring_sqe);
-	r->sqes = mmap(NULL, r->sqes_sz, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
-	if (r->sqes == MAP_FAILED)
-		return -errno;
-	r->sq_head = (unsigned int *)((char *)r->sq_ring + p.sq_off.head);
-	r->sq_tail = (unsigned int *)((char *)r->sq_ring + p.sq_off.tail);
-	r->sq_mask = (unsigned int *)((char *)r->sq_ring + p.sq_off.ring_mask);
-	r->sq_flags = (unsigned int *)((char *)r->sq_ring + p.sq_off.flags);
-	r->sq_array = (unsigned int *)((char *)r->sq_ring + p.sq_off.array);
-	r->cq_head = (unsigned int *)((char *)r->cq_ring + p.cq_off.head);
-	r->cq_tail = (unsigned int *)((char *)r->cq_ring + p.cq_off.tail);
-	r->cq_mask = (unsigned int *)((char *)r->cq_ring + p.cq_off.ring_mask);
-	r->cqes = (struct io_uring_cqe *)((char *)r->cq_ring + p.cq_off.cqes);
-	return 0;
-}
-
-/* Queue @sqe and make the kernel see it; 0 or -errno. */
-static int uring_submit(struct uring *r, const struct io_uring_sqe *sqe)
-{
-	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask;
-	long ret;
-
-	r->sqes[idx] = *sqe;
-	r->sq_array[idx] = idx;
-	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
-	if (r->flags & IORING_SETUP_SQPOLL) {
-		/* The SQ thread picks it up; wake it if it went to sleep. */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!(__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) & IORING_SQ_NEED_WAKEUP))
-			return 0;
-		ret = syscall(__NR_io_uring_enter, r->fd, 0, 0, IORING_ENTER_SQ_WAKEUP, NULL, 0);
-		return ret < 0 ? -errno : 0;
-	}
-	ret = syscall(__NR_io_uring_enter, r->fd, 1, 0, 0, NULL, 0);
-	if (ret < 0)
-		return -errno;
-	return ret == 1 ? 0 : -EIO;
-}
-
-/* The next CQE within @ms ms into *@cqe: 0, or -ETIMEDOUT. */
-static int uring_reap(struct uring *r, struct io_uring_cqe *cqe, int ms)
-{
-	long long deadline = now_ns() + ms * 1000000LL;
-
-	do {
-		unsigned int head = *r->cq_head;
-
-		if (head != __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE)) {
-			*cqe = r->cqes[head & *r->cq_mask];
-			__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
-			return 0;
-		}
-		/* Runs the task work that posts poll-driven completions. */
-		syscall(__NR_io_uring_enter, r->fd, 0, 0, IORING_ENTER_GETEVENTS, NULL, 0);
-		usleep(1000);
-	} while (now_ns() < deadline);
-	return -ETIMEDOUT;
-}
-
-/* Submit a NOP with @user_data and reap its CQE: 0, or -errno. */
-static int uring_nop(struct uring *r, __u64 user_data, struct io_uring_cqe *cqe)
-{
-	struct io_uring_sqe sqe;
-	int ret;
-
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_NOP;
-	sqe.user_data = user_data;
-	ret = uring_submit(r, &sqe);
-	return ret ? ret : uring_reap(r, cqe, 3000);
-}
-
 /*
  * An SQPOLL ring has a thread of this process, "iou-sqp-PID", that runs
  * no user code: the freeze must freeze it, and the ring works after it.
@@ -803,26 +652,15 @@ static int wait_file_has(const char *path, const char *text)
  */
 TEST_F(compat, cgroup2_frozen_tasks_stay_frozen_across_a_system_freeze)
 {
-	char path[192], buf[256];
+	char path[256], buf[256], name[64];
 	unsigned long before[2];
-	struct statfs st;
-	int i;
+	int i, ret;
 
-	if (!statfs("/sys/fs/cgroup", &st) && st.f_type == CG2_MAGIC) {
-		snprintf(self->cg2_root, sizeof(self->cg2_root), "/sys/fs/cgroup");
-	} else {
-		mkdir(CG2_DIR, 0755);
-		if (mount("none", CG2_DIR, "cgroup2", 0, NULL)) {
-			if (errno == ENODEV)
-				SKIP(return, "no cgroup2 file system (CONFIG_CGROUPS)");
-			ASSERT_EQ(0, -errno) TH_LOG("mount -t cgroup2: %s", strerror(errno));
-		}
-		self->cg2_mounted = 1;
-		snprintf(self->cg2_root, sizeof(self->cg2_root), CG2_DIR);
-	}
-	snprintf(self->cg2_dir, sizeof(self->cg2_dir), "%s/freeze_compat.%d",
-		 self->cg2_root, getpid());
-	ASSERT_EQ(0, mkdir(self->cg2_dir, 0755)) TH_LOG("mkdir %s: %s", self->cg2_dir, strerror(errno));
+	snprintf(name, sizeof(name), "freeze_compat.%d", getpid());
+	ret = cg2_make(&self->cg2, CG2_DIR, name);
+	if (ret == -ENODEV)
+		SKIP(return, "no cgroup2 file system (CONFIG_CGROUPS)");
+	ASSERT_EQ(0, ret) TH_LOG("cgroup2 %s: %s", name, strerror(-ret));
 
 	for (i = 0; i < 2; i++) {
 		self->child[i] = fork();
@@ -832,14 +670,11 @@ TEST_F(compat, cgroup2_frozen_tasks_stay_frozen_across_a_system_freeze)
 				counting_sleeper(i);
 			counting_spinner(i);
 		}
-		snprintf(path, sizeof(path), "%s/cgroup.procs", self->cg2_dir);
-		snprintf(buf, sizeof(buf), "%d", self->child[i]);
-		ASSERT_EQ(0, write_str(path, buf));
+		ASSERT_EQ(0, cg2_add(&self->cg2, self->child[i]));
 		ASSERT_TRUE(counter_moves(i));
 	}
-	snprintf(path, sizeof(path), "%s/cgroup.freeze", self->cg2_dir);
-	ASSERT_EQ(0, write_str(path, "1"));
-	snprintf(path, sizeof(path), "%s/cgroup.events", self->cg2_dir);
+	ASSERT_EQ(0, cg2_write(&self->cg2, "cgroup.freeze", "1"));
+	snprintf(path, sizeof(path), "%s/cgroup.events", self->cg2.dir);
 	ASSERT_TRUE(wait_file_has(path, "frozen 1")) TH_LOG("the cgroup did not freeze");
 	for (i = 0; i < 2; i++)
 		before[i] = sh->counter[i];
@@ -860,8 +695,7 @@ TEST_F(compat, cgroup2_frozen_tasks_stay_frozen_across_a_system_freeze)
 			       i, sh->counter[i] - before[i]);
 	}
 
-	snprintf(path, sizeof(path), "%s/cgroup.freeze", self->cg2_dir);
-	ASSERT_EQ(0, write_str(path, "0"));
+	ASSERT_EQ(0, cg2_write(&self->cg2, "cgroup.freeze", "0"));
 	for (i = 0; i < 2; i++)
 		EXPECT_TRUE(counter_moves(i)) TH_LOG("child %d did not run after the cgroup thaw", i);
 }

@@ -7,7 +7,7 @@
 # are put back as they were, for the rest of "make test".
 . "$(dirname "$0")/lib.sh"
 
-KINDS=(spin pause pipe nanosleep threads)
+KINDS=(spin pause pipe nanosleep threads uring cgroup2)
 REPS=2
 tmp=$(scratch)
 out=$tmp/bench
