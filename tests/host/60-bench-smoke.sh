@@ -64,8 +64,8 @@ c=$out/results.csv
 if header_is "$c" "kind,n,freezer,rep,freeze_ns,thaw_ns,frozen,left"; then
 	# kinds x 2 freezers x reps, the same with no tasks (base), the floor
 	want=$((${#KINDS[@]} * 2 * REPS + 2 * REPS + REPS))
-	rows=$(tail -n +2 "$c" | grep -cE '^[a-z]+,[0-9]+,(todo|classic|floor),[0-9]+,[0-9]+,[0-9]*,[0-9]*,[0-9]*$' || true)
-	bad=$(tail -n +2 "$c" | grep -cvE '^[a-z]+,[0-9]+,(todo|classic|floor),[0-9]+,[0-9]+,[0-9]*,[0-9]*,[0-9]*$' || true)
+	rows=$(tail -n +2 "$c" | grep -cE '^[a-z0-9]+,[0-9]+,(todo|classic|floor),[0-9]+,[0-9]+,[0-9]*,[0-9]*,[0-9]*$' || true)
+	bad=$(tail -n +2 "$c" | grep -cvE '^[a-z0-9]+,[0-9]+,(todo|classic|floor),[0-9]+,[0-9]+,[0-9]*,[0-9]*,[0-9]*$' || true)
 	if [ "$rows" -eq "$want" ] && [ "$bad" -eq 0 ]; then
 		pass "$name"
 	else
@@ -90,7 +90,7 @@ fi
 name="bench smoke: alloc.csv has its header and a row per kind and freezer"
 c=$out/alloc.csv
 if header_is "$c" "kind,n,freezer,events,base_events,per_task,status"; then
-	rows=$(grep -cE '^[a-z]+,10,(todo|classic),' "$c" || true)
+	rows=$(grep -cE '^[a-z0-9]+,10,(todo|classic),' "$c" || true)
 	if [ "$rows" -eq $((2 * ${#KINDS[@]})) ]; then pass "$name"; else fail "$name ($rows rows)" "$c"; fi
 else
 	fail "$name" "$c"
