@@ -35,7 +35,8 @@ p nb == &$lx_current()->freeze_todo
 bt
 lx-todo
 step
-step
+tbreak todo_refrigerator if $_streq($lx_current().comm, "freeze_me")
+continue
 tbreak schedule if $_streq($lx_current().comm, "freeze_me")
 continue
 bt 3
@@ -45,23 +46,26 @@ delete
 # 4. Thaw.
 break thaw_processes
 break todo_thaw_begin
-break finish_wait if $_streq($lx_current().comm, "freeze_me")
 continue
 lx-frozen frozen freezing
 lx-todo
 continue
-next
-next
+tbreak __wake_up if wq_head == &todo_user.thawed
+continue
+bt 3
+p todo_user.gen
+# 5. After the thaw, which does not wait for the tasks it woke:
+# suspend_finish() calls the PM notifiers once thaw_processes() has
+# returned, and freeze_me leaves its wait in finish_wait(), in either order.
+# finish_wait() is hot: set it only now, and test the queue first.
+break finish_wait if wq_head == &todo_user.thawed && $_streq(((struct task_struct *)wq_entry->private)->comm, "freeze_me")
+break pm_notifier_call_chain
 continue
 p $lx_current().comm
 bt 4
-finish
-delete
-# 5. After the thaw: suspend_finish() calls the PM notifiers once
-# thaw_processes() has returned.
-break pm_notifier_call_chain
 continue
-bt 2
+p $lx_current().comm
+bt 4
 lx-todo
 lx-frozen frozen freezing
 delete
