@@ -7,10 +7,11 @@
  *  - /proc/<pid>/wchan and /proc/<pid>/stack of every task, with a task
  *    frozen (cgroup v1 freezer) and not: correct output and no KASAN
  *    report (UML's __get_wchan() scanned stacks with a plain load);
- *  - sysrq t and w through /proc/sysrq-trigger, with a task frozen and
- *    not: every task's stack, the frozen one's through the freezer, and
- *    the kernel survives (copy_from_kernel_nofault() of a kworker's fields
- *    panicked UML);
+ *  - sysrq t and w through /proc/sysrq-trigger: t shows every task's
+ *    stack, a frozen one's in the refrigerator, and w a task in
+ *    uninterruptible sleep (one that would not freeze), and the kernel
+ *    survives (copy_from_kernel_nofault() of a kworker's fields panicked
+ *    UML);
  *  - a fork() whose dup_mmap() fails part-way (strict overcommit: the
  *    child's copy of a big private mapping is refused) returns ENOMEM and
  *    the kernel survives (UML's flush_tlb_mm() walked into the
@@ -37,6 +38,7 @@
 #define OVERCOMMIT_KB	"/proc/sys/vm/overcommit_kbytes"
 #define OVERCOMMIT_RATIO	"/proc/sys/vm/overcommit_ratio"
 #define CHILD_COMM	"dbg_sleeper"
+#define BLOCKED_COMM	"dbg_blocked"
 
 /* The kernel reports no test here may cause (as scripts/parse_console.py). */
 static const char *const splats[] = {
@@ -215,9 +217,9 @@ static char *sysrq_task_dump(const char *log, const char *comm)
 	return strndup(p, end ? (size_t)(end - p) : strlen(p));
 }
 
-/* Write @key to /proc/sysrq-trigger; the child's dump must have a trace. */
-static void sysrq_shows_child(struct __test_metadata *_metadata, char key,
-			      const char *header, const char *frame)
+/* Write @key to /proc/sysrq-trigger; @comm's dump must have a trace. */
+static void sysrq_shows_task(struct __test_metadata *_metadata, char key,
+			     const char *header, const char *comm, const char *frame)
 {
 	char k[2] = { key, 0 }, *log, *dump;
 
@@ -226,31 +228,44 @@ static void sysrq_shows_child(struct __test_metadata *_metadata, char key,
 	log = dmesg_read();
 	ASSERT_NE(NULL, log);
 	EXPECT_NE(NULL, strstr(log, header)) TH_LOG("no \"%s\" after sysrq %c", header, key);
-	dump = sysrq_task_dump(log, CHILD_COMM);
-	ASSERT_NE(NULL, dump) TH_LOG("sysrq %c printed no task:%s", key, CHILD_COMM);
+	dump = sysrq_task_dump(log, comm);
+	ASSERT_NE(NULL, dump) TH_LOG("sysrq %c printed no task:%s", key, comm);
 	EXPECT_NE(NULL, strstr(dump, "Call Trace:")) TH_LOG("%s", dump);
 	if (frame)
 		EXPECT_NE(NULL, strstr(dump, frame)) TH_LOG("no %s in:\n%s", frame, dump);
-	TH_LOG("sysrq %c, %s:\n%s", key, CHILD_COMM, dump);
+	TH_LOG("sysrq %c, %s:\n%s", key, comm, dump);
 	free(dump);
 	free(log);
 }
 
 TEST_F(tools, sysrq_t_and_w_show_stacks_frozen_and_not)
 {
+	pid_t blocked;
 	int ret;
 
 	/* t: every task; the sleeper in pause(). */
-	sysrq_shows_child(_metadata, 't', "sysrq: Show State", "pause");
+	sysrq_shows_task(_metadata, 't', "sysrq: Show State", CHILD_COMM, "pause");
 	EXPECT_NO_KERNEL_REPORT();
+	/* w: tasks in uninterruptible sleep, the ones a freeze waits for. */
+	if (!access(KNOB_SLEEP_UNINT, W_OK)) {
+		blocked = fork();
+		ASSERT_GE(blocked, 0);
+		if (blocked == 0) {
+			write_str("/proc/self/comm", BLOCKED_COMM);
+			_exit(write_str(KNOB_SLEEP_UNINT, "5000") ? 1 : 0);
+		}
+		ASSERT_TRUE(wait_state(blocked, 'D'));
+		sysrq_shows_task(_metadata, 'w', "sysrq: Show Blocked State", BLOCKED_COMM,
+				 "msleep");
+		kill_child(&blocked);
+		EXPECT_NO_KERNEL_REPORT();
+	}
 	ret = cg1_freeze_child(self);
 	if (ret == -ENODEV || ret == -ENOENT)
 		SKIP(return, "no cgroup v1 freezer (CONFIG_CGROUP_FREEZER)");
 	ASSERT_EQ(0, ret);
-	/* Frozen: t shows it in the freezer, w (blocked tasks) lists it. */
-	dmesg_clear();
-	sysrq_shows_child(_metadata, 't', "sysrq: Show State", "refrigerator");
-	sysrq_shows_child(_metadata, 'w', "sysrq: Show Blocked State", "refrigerator");
+	/* Frozen: t shows it in the refrigerator. */
+	sysrq_shows_task(_metadata, 't', "sysrq: Show State", CHILD_COMM, "refrigerator");
 	EXPECT_NO_KERNEL_REPORT();
 }
 
