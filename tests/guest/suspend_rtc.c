@@ -13,9 +13,9 @@
  * next "+2" got EBUSY), the rtc count in /proc/interrupts goes up by one
  * (the sigio helper stopped polling the timerfd after one alarm, so later
  * ones raised nothing and the suspend slept on), the alarm is consumed,
- * the suspend lasts at least ALARM_S - 1 s, and it returns after the
- * alarm's due time (read back from wakealarm) by less than what an alarm
- * took to fire without a suspend, measured first in the same run.
+ * and the suspend lasts at least ALARM_S - 1 s and less than twice what an
+ * alarm took to fire without a suspend, measured first in the same run
+ * (UML arms the host timer ALARM_S s ahead, so both are about ALARM_S s).
  * The kernel log must show that freezer freezing user space and thawing
  * it again, and a child counting in a loop must have stopped for the whole
  * frozen window each time.
@@ -79,15 +79,6 @@ static void counter_loop(struct counter *c)
 	}
 }
 
-/* CLOCK_REALTIME in ns: the RTC's clock, which wakealarm counts in. */
-static long long realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* The rtc line's count in /proc/interrupts, or -1. */
 static long rtc_irq_count(void)
 {
@@ -136,7 +127,7 @@ static void suspend_once(struct __test_metadata *_metadata,
 {
 	char expect[64], alarm[32], *log;
 	struct freeze_window w;
-	long long t0, took, due_ns, late_ns;
+	long long t0, took;
 	long count;
 	int i, ret;
 
@@ -146,12 +137,9 @@ static void suspend_once(struct __test_metadata *_metadata,
 	ASSERT_GE(count, 0) TH_LOG("no rtc line in /proc/interrupts");
 	ret = arm_alarm();
 	ASSERT_EQ(0, ret) TH_LOG("suspend %d: arming the alarm: %s", nr, strerror(-ret));
-	ASSERT_GT(read_str(WAKEALARM, alarm, sizeof(alarm)), 1);
-	due_ns = atoll(alarm) * 1000000000LL;
 	t0 = now_ns();
 	ret = write_str(POWER_STATE, "freeze");
 	took = now_ns() - t0;
-	late_ns = realtime_ns() - due_ns;
 	TH_LOG("suspend %d with the %s freezer: %d after %.3f s; rtc interrupts %ld -> %ld",
 	       nr, freezer, ret, took / 1e9, count, rtc_irq_count());
 	ASSERT_EQ(0, ret);
@@ -159,16 +147,16 @@ static void suspend_once(struct __test_metadata *_metadata,
 	/* Woken by its own alarm, which the RTC core saw fire. */
 	EXPECT_EQ(count + 1, rtc_irq_count());
 	ASSERT_GE(read_str(WAKEALARM, alarm, sizeof(alarm)), 0);
-	EXPECT_STREQ("\n", alarm) TH_LOG("the alarm is still set: %s", alarm);
+	alarm[strcspn(alarm, "\n")] = 0;
+	EXPECT_STREQ("", alarm) TH_LOG("the alarm is still set: %s", alarm);
 	/*
 	 * Not at once: "+N" arms the alarm N whole seconds after the RTC's
 	 * current second, so it cannot fire sooner than N - 1 s after the
-	 * write.  Back soon after the alarm was due: by less than an alarm
-	 * took to fire without a suspend, in this run.
+	 * write.  Not woken late by something else: in less than twice what
+	 * an alarm took without a suspend, in this run.
 	 */
 	EXPECT_GE(took, (ALARM_S - 1) * 1000000000LL);
-	TH_LOG("back %.3f s after the alarm was due", late_ns / 1e9);
-	EXPECT_LT(late_ns, ref_ns) TH_LOG("an alarm without a suspend took %.3f s", ref_ns / 1e9);
+	EXPECT_LT(took, 2 * ref_ns) TH_LOG("an alarm without a suspend took %.3f s", ref_ns / 1e9);
 
 	/* The child runs again and shows the suspend as one long gap. */
 	i = self->c->iters;

@@ -44,7 +44,7 @@ cpu_ticks() {
 	local busy total
 	busy=$(mc proc "$spinner/stat" | awk -v pid="$spinner" '$1 == pid { print $14 + $15 }')
 	total=$(mc proc stat | awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t }')
-	[ -n "$busy" ] && [ -n "$total" ] && echo "$busy $total"
+	if [ -n "$busy" ] && [ -n "$total" ]; then echo "$busy $total"; fi
 }
 # task_dump FILE COMM: the lines sysrq printed for task COMM, from its
 # "task:COMM" header up to the next task's.
