@@ -28,6 +28,12 @@
 # default (stop).
 UML_SIGNALS="SIGALRM SIGIO SIGCHLD SIGWINCH SIGSEGV SIGUSR1"
 
+# Kernel parameters that keep a session quiet: the kernel misses its ticks
+# while gdb holds it, so after a stop RCU would report a CPU stall and the
+# hung-task detector a task blocked for over 120 s.  Both stay off for a
+# kernel gdb boots; one booted otherwise and attached to keeps its own.
+DEBUG_QUIET_ARGS=(rcupdate.rcu_cpu_stall_suppress=1 sysctl.kernel.hung_task_timeout_secs=0)
+
 # The todo freeze path: queueing, the callback in the task being frozen, thaw.
 DEFAULT_BREAKS="todo_freeze_task todo_freeze_self todo_thaw_begin"
 
@@ -159,9 +165,12 @@ else
 	con=null,fd:1
 	[ "$job" = shell ] && con=fd:0,fd:1
 	# kunit.enable=0: the boot-time KUnit suites would take 15 s and run
-	# the freezer functions the breakpoints are on.
+	# the freezer functions the breakpoints are on.  A stop at the gdb
+	# prompt stops the clock of the kernel too: no RCU stall reports and no
+	# hung-task reports (the freeze waits for the thaw) after it.
 	kargs=(mem=512M initrd="$initrd" uml_dir="$BUILD/uml" umid="$umid"
-		con=null ssl=null con0="$con" guest="$job" kunit.enable=0 "${extra[@]}")
+		con=null ssl=null con0="$con" guest="$job" kunit.enable=0
+		"${DEBUG_QUIET_ARGS[@]}" "${extra[@]}")
 fi
 
 # gdb auto-loads vmlinux-gdb.py (the kernel's lx- commands) next to an

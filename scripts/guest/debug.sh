@@ -14,6 +14,11 @@
 
 sleep "$(cmdline_param debug_delay 1)"
 
+# What scripts/debug.sh boots with to keep a gdb session quiet, as the
+# kernel took it (tests/host/70-gdb.sh checks these).
+echo "guest: debug: rcu_cpu_stall_suppress=$(cat /sys/module/rcupdate/parameters/rcu_cpu_stall_suppress)" \
+	"hung_task_timeout_secs=$(cat /proc/sys/kernel/hung_task_timeout_secs)"
+
 mkfifo /tmp/freeze_me.fifo
 (
 	printf freeze_me >/proc/self/comm

@@ -13,7 +13,8 @@
 for prog in /tests/*; do
 	case ${prog##*/} in
 	stress_*) continue ;;
-	suspend_rtc) continue ;; # one per boot: the rtc job (rtc.sh)
+	suspend_rtc) continue ;; # the rtc job (rtc.sh)
+	debug_tools) continue ;; # the debugtools job (debugtools.sh)
 	bench_*) continue ;; # make bench only (scripts/guest/bench.sh)
 	demo_*) continue ;; # make demo only (scripts/guest/demo.sh)
 	freeze_scenarios | freeze_compat)

@@ -12,7 +12,8 @@ python3 "$TOP/scripts/parse_console.py" "$log"
 # A KUnit suite the config builds must have reported, or its results are
 # silently missing from the counts.  Pairs of config option and suite.
 config=$(obj_dir "$TEST_FLAVOUR")/.config
-for pair in TASK_TODO_KUNIT_TEST:task_todo TODO_FREEZER_KUNIT_TEST:todo_freezer; do
+for pair in TASK_TODO_KUNIT_TEST:task_todo TODO_FREEZER_KUNIT_TEST:todo_freezer \
+	MACCESS_KUNIT_TEST:maccess; do
 	option=${pair%%:*} suite=${pair#*:}
 	grep -q "^CONFIG_$option=y" "$config" || continue
 	if grep -Eq "^ *ok [0-9]+ $suite\$" "$log"; then

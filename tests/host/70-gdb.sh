@@ -33,6 +33,9 @@ else
 	fail "$name (exit $rc)" "$out"
 fi
 
+name="gdb: make debug boots with RCU stall reports and the hung-task detector off"
+expect "$name" "$out" '^guest: debug: rcu_cpu_stall_suppress=1 hung_task_timeout_secs=0$'
+
 name="gdb: the kernel's gdb scripts are auto-loaded (bt from state_store, \$lx_current())"
 between "$out" 'Breakpoint 1, freeze_processes' '^[+]lx-frozen' >"$tmp/stop1"
 expect "$name" "$tmp/stop1" ' in state_store \(' '^\$1 = "debug\.sh\\000'

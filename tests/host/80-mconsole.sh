@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The mconsole commands freeze, thaw and todo, from the host with
 # uml_mconsole (uml-utilities): bad arguments and wrong states get an error
-# reply and change nothing; freeze really stops a spinning guest task (the
-# guest CPU, read with mconsole "proc stat", goes idle) and thaw restarts it.
-# A freeze that fails (a guest task refuses for a while) gets an error reply
-# and leaves no freezing thread behind: the next freeze works.
+# reply and change nothing; freeze really stops a spinning guest task (its
+# own CPU time, read with mconsole "proc PID/stat", stands still) and thaw
+# restarts it.  While user space is frozen, the debugging commands work:
+# "proc PID/wchan" and "proc PID/stack", "sysrq t", which shows the frozen
+# tasks' stacks in the refrigerator, and "sysrq w" (issue 14).  A freeze
+# that fails (a guest task refuses for a while) gets an error reply and
+# leaves no freezing thread behind: the next freeze works.
 . "$(dirname "$0")/lib.sh"
 
 log=$LOGS/mconsole.log
@@ -13,14 +16,15 @@ if ! command -v uml_mconsole >/dev/null; then
 	exit 0
 fi
 rm -f "$log"	# or the wait below reads the last run's log
-"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job idle --timeout 120 --show none \
-	--log "$log" -- kunit.enable=0 idle_seconds=30 idle_refuse_ms=3000 >"$log.runner" 2>&1 &
+"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
+	--log "$log" -- kunit.enable=0 idle_seconds=90 idle_refuse_ms=3000 >"$log.runner" 2>&1 &
 boot=$!
 sock=$BUILD/uml/todo-idle-$boot/mconsole
 # Up to 90 s: boot, then the guest prints the pids.  The guest powers off
 # idle_seconds after that, which is plenty for the checks below.
 for _ in $(seq 180); do grep -q '^TODO-READY' "$log" 2>/dev/null && break; sleep 0.5; done
 spinner=$(sed -n 's/^TODO-SPINNER: //p' "$log")
+sleeper=$(sed -n 's/^TODO-SLEEPER: //p' "$log")
 
 # uml_mconsole warns on stderr that it looked for the socket under ~/.uml first.
 mc() { uml_mconsole "$sock" "$@" 2>/dev/null || true; }
@@ -34,12 +38,38 @@ check() {
 		fail "mconsole: $name (wanted /$want/, got '$got')"
 	fi
 }
-# cpu_ticks: "BUSY TOTAL" ticks of the guest's CPU (user+nice+system, and
-# all fields), from mconsole "proc stat" (the reply is "OK " and a newline,
-# then the file).  Reading /proc/<pid>/stat that way fails on UML 6.12, so
-# watch the whole CPU: the spinner keeps it busy unless it is frozen.
+# cpu_ticks: "BUSY TOTAL" ticks: the spinner's own (utime+stime of
+# "proc PID/stat"; its comm has no spaces) and the guest CPU's (all fields
+# of the cpu line of "proc stat").  The reply is "OK " and a newline, then
+# the file.
 cpu_ticks() {
-	mc proc stat | awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print $2 + $3 + $4, t }'
+	local busy total
+	busy=$(mc proc "$spinner/stat" | awk -v pid="$spinner" '$1 == pid { print $14 + $15 }')
+	total=$(mc proc stat | awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t }')
+	if [ -n "$busy" ] && [ -n "$total" ]; then echo "$busy $total"; fi
+}
+# task_dump FILE COMM: the lines sysrq printed for task COMM, from its
+# "task:COMM" header up to the next task's.
+task_dump() { awk -v re="task:$2 " 'on && /task:/ { exit } $0 ~ re { on = 1 } on' "$1"; }
+# frozen_debug FREEZER: with user space frozen by FREEZER, wchan, stack
+# and sysrq t and w through mconsole show the frozen tasks in the freezer.
+frozen_debug() {
+	local f=$1 out
+	out=$(scratch)
+	mc proc "$sleeper/wchan" >"$out/wchan"
+	expect "mconsole: proc PID/wchan of a frozen task ($f)" "$out/wchan" '^[a-z_][a-z0-9_.]+$'
+	mc proc "$spinner/stack" >"$out/stack"
+	expect "mconsole: proc PID/stack of a frozen task shows the freezer ($f)" "$out/stack" \
+		'^\[<0>\] .*refrigerator'
+	mc sysrq t >"$out/t"
+	task_dump "$out/t" cat >"$out/t-cat"
+	expect "mconsole: sysrq t shows the frozen spinner's stack in the freezer ($f)" "$out/t-cat" \
+		'^task:cat ' 'Call Trace:' 'refrigerator'
+	# w lists tasks in uninterruptible sleep, the ones a freeze waits for;
+	# frozen tasks (TASK_FROZEN) are not among them.
+	mc sysrq w >"$out/w"
+	expect "mconsole: sysrq w answers while frozen ($f)" "$out/w" 'sysrq: Show Blocked State'
+	rm -rf "$out"
 }
 # spinning NAME yes|no: over about a second, is the guest CPU busy for at
 # least half of the ticks counted in that window (yes), or for at most a
@@ -51,7 +81,7 @@ spinning() {
 	sleep 1
 	b=$(cpu_ticks)
 	if [ -z "$a" ] || [ -z "$b" ]; then
-		fail "mconsole: $1 (mconsole proc stat gave no cpu line)"
+		fail "mconsole: $1 (mconsole proc $spinner/stat or proc stat gave nothing)"
 		return
 	fi
 	busy=$((${b% *} - ${a% *})) total=$((${b#* } - ${a#* }))
@@ -82,8 +112,14 @@ else
 	check "todo lists nothing pending while frozen (the items ran)" \
 		'OK no task has todo items pending' todo
 	check "todo for one task shows it frozen" "OK $spinner [^ ]+ frozen: nothing pending" todo "$spinner"
+	frozen_debug todo
 	check "thaw thaws" 'OK user space thawed' thaw
 	spinning "the spinner runs again after the thaw" yes
+	check "proc PID/stat reads the task's stat" "OK[[:space:]]+$spinner \\(cat\\) R .*" proc "$spinner/stat"
+	check "freeze classic freezes user space" 'OK user space frozen \(classic freezer\)' freeze classic
+	spinning "the spinner stands still while frozen (classic)" no
+	frozen_debug classic
+	check "thaw thaws (classic)" 'OK user space thawed' thaw
 fi
 wait "$boot" && rc=0 || rc=$?
 python3 "$TOP/scripts/parse_console.py" --no-kunit "$log" | grep '^ok - kernel\|^not ok - kernel\|^#' || true
