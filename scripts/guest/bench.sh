@@ -6,6 +6,7 @@
 #   bench_reps=7                   freezes per freezer and point
 #   bench_kinds=spin,pause,pipe,nanosleep,threads,uring,cgroup2
 #   bench_spin_max=100             larger sizes are skipped for spinners
+#                                  and SQPOLL threads (both run after a thaw)
 #   bench_alloc_n=1000             tasks for the allocation count (at most
 #                                  the largest size measured for the kind)
 # Prints "BENCH ..." lines for the host and "bench: ..." progress lines;
@@ -59,7 +60,7 @@ $B base "$reps" || rc=1
 
 for kind in $kinds; do
 	for n in $sizes; do
-		if [ "$kind" = spin ] && [ "$n" -gt "$spin_max" ]; then
+		if { [ "$kind" = spin ] || [ "$kind" = uring ]; } && [ "$n" -gt "$spin_max" ]; then
 			echo "BENCH skip kind=$kind n=$n reason=bench_spin_max=$spin_max"
 			echo "bench: $kind n=$n skipped (bench_spin_max=$spin_max)"
 			continue
@@ -81,7 +82,7 @@ for kind in $kinds; do
 	an=0
 	for n in $sizes; do
 		[ "$n" -le "$alloc_n" ] || continue
-		[ "$kind" != spin ] || [ "$n" -le "$spin_max" ] || continue
+		case $kind in spin | uring) [ "$n" -le "$spin_max" ] || continue ;; esac
 		[ "$n" -le "$an" ] || an=$n
 	done
 	if [ "$an" -eq 0 ]; then

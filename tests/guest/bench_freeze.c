@@ -186,7 +186,8 @@ static void uring_main(struct shared *sh, int n)
 	}
 	for (i = 0; i < n; i++) {
 		/* The ring stays mapped and open until this process dies. */
-		ret = uring_init(&r, 1, IORING_SETUP_SQPOLL);
+		/* Each thread polls 1 ms after a thaw, one after the other. */
+		ret = uring_init(&r, 1, IORING_SETUP_SQPOLL, 1);
 		if (ret) {
 			sh->err = -ret;
 			sh->thread_err = 1;

@@ -448,7 +448,7 @@ TEST_F(compat, io_uring_sqpoll_thread_freezes_and_ring_works_after_thaw)
 	char state = 0;
 	int ret;
 
-	ret = uring_init(&r, 8, IORING_SETUP_SQPOLL);
+	ret = uring_init(&r, 8, IORING_SETUP_SQPOLL, 50);
 	if (ret == -ENOSYS)
 		SKIP(return, "no io_uring (CONFIG_IO_URING)");
 	ASSERT_EQ(0, ret) TH_LOG("io_uring_setup(SQPOLL): %s", strerror(-ret));
@@ -489,7 +489,7 @@ TEST_F(compat, io_wq_worker_freezes_and_async_pipe_read_completes_after_thaw)
 	int fds[2], ret, tries;
 	pid_t wrk = 0;
 
-	ret = uring_init(&r, 8, 0);
+	ret = uring_init(&r, 8, 0, 50);
 	if (ret == -ENOSYS)
 		SKIP(return, "no io_uring (CONFIG_IO_URING)");
 	ASSERT_EQ(0, ret) TH_LOG("io_uring_setup: %s", strerror(-ret));
@@ -548,7 +548,7 @@ TEST_F(compat, io_wq_worker_blocked_in_splice_freezes)
 	char buf[16] = { 0 };
 	pid_t wrk = 0;
 
-	ret = uring_init(&r, 8, 0);
+	ret = uring_init(&r, 8, 0, 50);
 	if (ret == -ENOSYS)
 		SKIP(return, "no io_uring (CONFIG_IO_URING)");
 	ASSERT_EQ(0, ret) TH_LOG("io_uring_setup: %s", strerror(-ret));

@@ -39,16 +39,19 @@ static inline void uring_exit(struct uring *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Set up a ring of @entries with setup @flags; 0 or -errno. */
-static inline int uring_init(struct uring *r, unsigned int entries, unsigned int flags)
+/*
+ * Set up a ring of @entries with setup @flags; an SQ thread (SQPOLL) polls
+ * for @idle_ms ms without work before it sleeps.  0 or -errno.
+ */
+static inline int uring_init(struct uring *r, unsigned int entries, unsigned int flags,
+			     unsigned int idle_ms)
 {
 	struct io_uring_params p;
 
 	memset(r, 0, sizeof(*r));
 	memset(&p, 0, sizeof(p));
 	p.flags = flags;
-	/* The SQ thread goes to sleep after 50 ms without work. */
-	p.sq_thread_idle = 50;
+	p.sq_thread_idle = idle_ms;
 	r->fd = syscall(__NR_io_uring_setup, entries, &p);
 	if (r->fd < 0) {
 		r->fd = 0;
