@@ -145,7 +145,7 @@ main() {
 	[ -s "$out/latency.png" ] || die "gnuplot wrote no $out/latency.png" "see $out/latency.gp"
 	if [ -n "$timeline" ]; then
 		stage "bench: the timeline of one freeze per freezer, ${timeline%,*} n=${timeline#*,}"
-		draw_timeline "$log" "$out" "make bench TIMELINE=$timeline: one freeze and thaw of ${timeline#*,} ${timeline%,*} tasks, todo vs classic freezer"
+		draw_timeline "$log" "$out" "make bench TIMELINE=$timeline: one freeze and thaw of ${timeline#*,} tasks of kind ${timeline%,*}, todo vs classic freezer"
 	fi
 	info "wrote ${out#"$TOP"/}/{table.txt,results.csv,summary.csv,alloc.csv,latency.png,console.log} in $((SECONDS - start)) s"
 	return "$rc"
