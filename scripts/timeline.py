@@ -256,6 +256,8 @@ def write_gnuplot(out, dat, drawn, frange, trange, title, png):
     nmax = max(len(lanes) for _, lanes in drawn)
     lane_px = 22 if nmax <= 40 else max(3, min(22, 900 // nmax))
     panel = max(160, nmax * lane_px + 30)
+    # Bars and marks shrink with the lanes, so that neighbours stay apart.
+    lw, k = min(7, max(1, lane_px * 0.45)), min(1.0, lane_px / 20)
     top, row_gap, bottom = 60, 75, 130
     height = top + len(drawn) * panel + (len(drawn) - 1) * row_gap + bottom
     sy = lambda px: 1 - px / height  # noqa: E731  screen y of a pixel row from the top
@@ -268,6 +270,7 @@ def write_gnuplot(out, dat, drawn, frange, trange, title, png):
     a('set terminal pngcairo noenhanced size %d,%d font "Sans,9"' % (width, height))
     a('set output %s' % gp_str(png))
     a('D = %s' % gp_str(dat))
+    a('K = %g  # point size factor for the lane height' % k)
     a('sel(f, w, p) = strcol(1) eq f && strcol(5) eq w && strcol(6) eq p')
     a('set datafile missing "NaN"')
     a('set logscale x')
@@ -304,23 +307,23 @@ def write_gnuplot(out, dat, drawn, frange, trange, title, png):
             a('unset key')
             p = []
             sel = 'sel("%s","%%s","%s")' % (fz, phase)
-            p.append('D using (%s ? $7 : NaN):2:($8-$7):(0):10 with vectors nohead lw 7 '
-                     'lc rgb variable notitle' % (sel % 'frozen_bar'))
+            p.append('D using (%s ? $7 : NaN):2:($8-$7):(0):10 with vectors nohead lw %g '
+                     'lc rgb variable notitle' % (sel % 'frozen_bar', lw))
             if phase == 'freeze':
                 p.append('D using (%s ? $7 : NaN):2:($8-$7):(0) with vectors nohead lw 1.5 dt 2 '
                          'lc rgb "#555555" notitle' % (sel % 'pending'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 11 ps 1.3 lc rgb "#ff7f0e" notitle'
-                         % (sel % 'queued'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 6 ps 1.6 lw 1.5 '
+                p.append('D using (%s ? $7 : NaN):2 with points pt 11 ps 1.3*K '
+                         'lc rgb "#ff7f0e" notitle' % (sel % 'queued'))
+                p.append('D using (%s ? $7 : NaN):2 with points pt 6 ps 1.6*K lw 1.5 '
                          'lc rgb "black" notitle' % (sel % 'ran'))
-                p.append('D using (%s ? $7 : NaN):2:10 with points pt 5 ps 1.1 lc rgb variable '
+                p.append('D using (%s ? $7 : NaN):2:10 with points pt 5 ps 1.1*K lc rgb variable '
                          'notitle' % (sel % 'frozen'))
             else:
                 p.append('D using (%s ? $7 : NaN):2:($8-$7):(0) with vectors nohead lw 1.5 dt 3 '
                          'lc rgb "#2ca02c" notitle' % (sel % 'resuming'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 9 ps 1.3 lc rgb "black" '
+                p.append('D using (%s ? $7 : NaN):2 with points pt 9 ps 1.3*K lc rgb "black" '
                          'notitle' % (sel % 'woken'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 7 ps 1.2 lc rgb "#006400" '
+                p.append('D using (%s ? $7 : NaN):2 with points pt 7 ps 1.2*K lc rgb "#006400" '
                          'notitle' % (sel % 'user'))
             a('plot ' + ', \\\n  '.join(p))
         a('unset label 1')
