@@ -4,7 +4,8 @@
 #   make stress         the same for the freezer stress only, CYCLES=1000
 #   make bench          todo vs classic freeze/thaw latency, SIZES= REPS=
 #   make trace          host syscalls of ./linux in and out of a freeze (strace)
-#   make demo           narrated freeze/thaw of four workloads, both freezers
+#   make demo           narrated freeze/thaw of four workloads, both freezers,
+#                       and their timeline picture
 #   make debug          gdb on ./vmlinux, breakpoints on the todo freeze path
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
 # check-patches.  FLAVOUR=run|test|bench picks the config fragments.
@@ -30,12 +31,13 @@ stress:
 
 # Freeze/thaw latency per task kind, todo vs classic in one boot of the
 # bench flavour (scripts/bench.sh): SIZES=10,100,1000,4000 REPS=7, also
-# KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2 SPIN_MAX=100 TIMEOUT=seconds.
-# Results in build/bench/.
+# KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2 SPIN_MAX=100 TIMEOUT=seconds;
+# TIMELINE=kind,N also draws one freeze per freezer of N tasks of that kind
+# as a timeline (timeline.png, as make demo does).  Results in build/bench/.
 bench:
 	@$(S)/bench.sh $(if $(SIZES),--sizes $(SIZES)) $(if $(REPS),--reps $(REPS)) \
 		$(if $(KINDS),--kinds $(KINDS)) $(if $(SPIN_MAX),--spin-max $(SPIN_MAX)) \
-		$(if $(TIMEOUT),--timeout $(TIMEOUT))
+		$(if $(TIMELINE),--timeline $(TIMELINE)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Host syscalls of the main UML process (strace) inside each freeze window,
 # todo vs classic, and outside (scripts/trace.sh); no build: the FLAVOUR
@@ -45,10 +47,12 @@ trace:
 	@$(S)/trace.sh --flavour $(FLAVOUR) $(if $(ATTACH),--attach) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-# Builds like "make run" (FLAVOUR=run), boots, and drives the freezes from
-# the host with uml_mconsole (scripts/demo.sh).
+# Builds the bench flavour (FLAVOUR=bench unless given: the run kernel has
+# no tracepoints), boots, drives the freezes from the host with
+# uml_mconsole and draws their timeline, build/demo/timeline.png
+# (scripts/demo.sh).
 demo:
-	@FLAVOUR=$(FLAVOUR) $(S)/demo.sh
+	@FLAVOUR=$(if $(filter command line environment,$(origin FLAVOUR)),$(FLAVOUR),bench) $(S)/demo.sh
 
 # gdb on ./vmlinux of FLAVOUR (default test; no build) with the kernel's
 # gdb scripts and scripts/gdb/lx_todo.py, booting guest job "debug": one

@@ -6,14 +6,20 @@
 # through /sys/power/freezer, and measures the in-kernel floor and the
 # allocations per task; then writes the results to the output directory:
 # results.csv, summary.csv, alloc.csv, table.txt (also printed) and
-# latency.png (gnuplot), with the console log as console.log.
+# latency.png (gnuplot), with the console log as console.log.  With
+# --timeline KIND,N the guest also freezes N tasks of KIND once per freezer
+# with the kernel's tracepoints on, and timeline.png shows that freeze, one
+# lane per task, as "make demo" does (draw_timeline in scripts/lib.sh), with
+# its data in timeline.dat.
 #
 # Usage: scripts/bench.sh [--sizes 10,100,1000,4000] [--reps 7]
 #          [--kinds spin,pause,pipe,nanosleep,threads,uring,cgroup2] [--spin-max 100]
-#          [--alloc-n 1000] [--out DIR] [--timeout S] [--mem M] [--no-build]
+#          [--alloc-n 1000] [--timeline KIND,N] [--out DIR] [--timeout S]
+#          [--mem M] [--no-build]
 #          [--flavour bench]   (the smoke test of "make test" uses the test
 #          kernel, which also has CONFIG_FREEZER_BENCH: no third build)
-# Environment: SIZES, REPS, KINDS, SPIN_MAX give the defaults (make bench).
+# Environment: SIZES, REPS, KINDS, SPIN_MAX, TIMELINE give the defaults
+# (make bench).
 . "$(dirname "$0")/lib.sh"
 
 ALL_KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2
@@ -21,6 +27,7 @@ sizes=${SIZES:-10,100,1000,4000}
 reps=${REPS:-7}
 kinds=${KINDS:-$ALL_KINDS}
 spin_max=${SPIN_MAX:-100}
+timeline=${TIMELINE:-}
 alloc_n=1000
 out=$BUILD/bench
 timeout=""
@@ -37,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--kinds) kinds=$2; shift 2 ;;
 	--spin-max) spin_max=$2; shift 2 ;;
 	--alloc-n) alloc_n=$2; shift 2 ;;
+	--timeline) timeline=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
@@ -60,6 +68,14 @@ positive alloc-n "$alloc_n"
 for k in ${kinds//,/ }; do
 	[[ ,$ALL_KINDS, == *,$k,* ]] || die "unknown task kind '$k'" "kinds are: $ALL_KINDS"
 done
+if [ -n "$timeline" ]; then
+	[[ $timeline =~ ^([a-z0-9]+),([1-9][0-9]*)$ ]] ||
+		die "the timeline point must be KIND,N, not '$timeline'" "e.g. TIMELINE=pipe,100"
+	[[ ,$ALL_KINDS, == *,${BASH_REMATCH[1]},* ]] ||
+		die "unknown task kind '${BASH_REMATCH[1]}' in the timeline point" "kinds are: $ALL_KINDS"
+	[ "${BASH_REMATCH[2]}" -le 8192 ] ||
+		die "timeline size ${BASH_REMATCH[2]} is too large" "the bench takes up to 8192 tasks"
+fi
 
 # Rough guest time: creating and reaping tasks, and thawing spinners,
 # which leave the frozen state one per scheduler tick.  Generous.
@@ -73,6 +89,7 @@ estimate_timeout() {
 		fi
 		total=$((total + reps * (n / 500 + 1)))
 	done
+	[ -z "$timeline" ] || total=$((total + 60 + ${timeline#*,} / 10))
 	echo "$total"
 }
 [ -n "$timeout" ] || timeout=$(estimate_timeout)
@@ -100,7 +117,8 @@ main() {
 	fi
 	[ -x "$obj/linux" ] || die "no $flavour kernel at $obj/linux" "build it: make build FLAVOUR=$flavour"
 	mkdir -p "$out"
-	rm -f "$out"/{results,summary,alloc}.csv "$out"/table.txt "$out"/latency.png "$out"/plot-*.dat
+	rm -f "$out"/{results,summary,alloc}.csv "$out"/table.txt "$out"/latency.png "$out"/plot-*.dat \
+		"$out"/timeline.{png,dat,gp}
 	log=$out/console.log
 	stage "bench: sizes $sizes, $reps repetitions per freezer, kinds $kinds (spinners up to $spin_max), timeout ${timeout}s"
 	# Follow the console log for progress while the runner boots the
@@ -108,7 +126,8 @@ main() {
 	rm -f "$log"
 	"$TOP/scripts/boot.sh" --flavour "$flavour" --job bench --timeout "$timeout" --mem "$mem" \
 		--show none --log "$log" -- bench_sizes="$sizes" bench_reps="$reps" \
-		bench_kinds="$kinds" bench_spin_max="$spin_max" bench_alloc_n="$alloc_n" &
+		bench_kinds="$kinds" bench_spin_max="$spin_max" bench_alloc_n="$alloc_n" \
+		${timeline:+bench_timeline="$timeline"} &
 	boot=$!
 	tail -n +1 -F --pid="$boot" "$log" 2>/dev/null | progress &
 	follow=$!
@@ -124,6 +143,10 @@ main() {
 	command -v gnuplot >/dev/null || die "no gnuplot: cannot draw latency.png" "run: make deps (package gnuplot-nox)"
 	run gnuplot "$out/latency.gp"
 	[ -s "$out/latency.png" ] || die "gnuplot wrote no $out/latency.png" "see $out/latency.gp"
+	if [ -n "$timeline" ]; then
+		stage "bench: the timeline of one freeze per freezer, ${timeline%,*} n=${timeline#*,}"
+		draw_timeline "$log" "$out" "make bench TIMELINE=$timeline: one freeze and thaw of ${timeline#*,} tasks of kind ${timeline%,*}, todo vs classic freezer"
+	fi
 	info "wrote ${out#"$TOP"/}/{table.txt,results.csv,summary.csv,alloc.csv,latency.png,console.log} in $((SECONDS - start)) s"
 	return "$rc"
 }

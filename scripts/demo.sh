@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # "make demo": a narrated look at the todo freezer next to the classic one.
-# Builds like "make run" (FLAVOUR, default run) and boots ./linux with the
-# demo job (tests/guest/demo_workloads.c: a spinner, a sleeper, an 8-thread
-# process and a pipe reader).  From the host, with uml_mconsole, it freezes
-# user space for 2 s with each freezer ("freeze todo", "freeze classic"),
-# shows each workload task's freezer state and todo list as the kernel
-# sees them ("todo PID") and thaws; the guest then shows each workload's
-# pause.  (Not "sysrq t" for where tasks sleep: on UML 6.12, dumping other
-# tasks' stacks crashes the kernel.)  Full console: build/logs/demo.log.
+# Builds the bench flavour (FLAVOUR=bench by default: the run kernel has no
+# tracepoints) and boots ./linux with the demo job
+# (tests/guest/demo_workloads.c: a spinner, a sleeper, an 8-thread process
+# and a pipe reader).  From the host, with uml_mconsole, it freezes user
+# space for 2 s with each freezer ("freeze todo", "freeze classic"), shows
+# each workload task's freezer state and todo list as the kernel sees them
+# ("todo PID") and thaws; the guest then shows each workload's pause.
+# Full console: build/logs/demo.log.
+# The guest also traces both freezes (tests/guest/timeline.h); the demo ends
+# with their picture, one lane per workload task, todo above classic:
+# DEMO_OUT/timeline.png and its data, timeline.dat (DEMO_OUT: build/demo).
 . "$(dirname "$0")/lib.sh"
 
-FLAVOUR=${FLAVOUR:-run}
+FLAVOUR=${FLAVOUR:-bench}
+out=${DEMO_OUT:-$BUILD/demo}
 command -v uml_mconsole >/dev/null ||
 	die "uml_mconsole not found" "install it: scripts/deps.sh (Debian package uml-utilities)"
 "$TOP/scripts/deps.sh"
@@ -38,7 +42,7 @@ guest_until() {
 			follow=$n
 			case $line in
 			$1) return 0 ;;
-			TODO-* | DEMO-* | "Run /init"*) ;;
+			TODO-* | DEMO-* | TIMELINE* | "Run /init"*) ;;
 			*) [ "$printing" = 1 ] && echo "$line" ;;
 			esac
 		done <"$log"
@@ -67,3 +71,6 @@ for freezer in todo classic; do
 	guest_until 'DEMO-RESUMED'
 done
 wait "$boot"
+echo
+stage "the picture of both freezes: one lane per workload task"
+draw_timeline "$log" "$out" "make demo: one freeze and thaw of the same workloads, todo vs classic freezer"

@@ -9,6 +9,9 @@
 #                                  and SQPOLL threads (both run after a thaw)
 #   bench_alloc_n=1000             tasks for the allocation count (at most
 #                                  the largest size measured for the kind)
+#   bench_timeline=KIND,N          also one traced freeze per freezer of N
+#                                  tasks of KIND, printed as TIMELINE blocks
+#                                  for the host's timeline.png (default: none)
 # Prints "BENCH ..." lines for the host and "bench: ..." progress lines;
 # tests/guest/bench_freeze does the measuring.
 
@@ -37,6 +40,7 @@ reps=$(number bench_reps "$(param bench_reps 7)" 7)
 kinds=$(param bench_kinds spin,pause,pipe,nanosleep,threads,uring,cgroup2)
 spin_max=$(number bench_spin_max "$(param bench_spin_max 100)" 100)
 alloc_n=$(number bench_alloc_n "$(param bench_alloc_n 1000)" 1000)
+timeline=$(param bench_timeline "")
 B=/tests/bench_freeze
 rc=0
 start=$(cut -d' ' -f1 /proc/uptime)
@@ -69,6 +73,14 @@ for kind in $kinds; do
 		$B point "$kind" "$n" "$reps" || rc=1
 	done
 done
+
+# The picture of one freeze per freezer, before the floor's threads exist.
+if [ -n "$timeline" ]; then
+	tkind=${timeline%,*}
+	tn=${timeline#*,}
+	echo "bench: timeline $tkind n=$tn: one traced freeze per freezer"
+	$B timeline "$tkind" "$tn" || rc=1
+fi
 
 # The floor last: its kernel threads stay, and would lengthen every later
 # walk of the task list.

@@ -20,6 +20,9 @@
  *   bench_freeze floor N REPS        the in-kernel floor for N tasks
  *   bench_freeze alloc KIND N        kmalloc/kmem_cache_alloc events per
  *                                    freeze and thaw, per task, per freezer
+ *   bench_freeze timeline KIND N     one warm-up freeze per freezer, then one
+ *                                    traced freeze per freezer, printed as
+ *                                    TIMELINE blocks (tests/guest/timeline.h)
  * KIND: spin (user-space spinners), pause (pause()), pipe (read() on an
  * empty pipe), nanosleep (a freezable sleep, which the classic freezer
  * freezes in place), threads (threads of one process, in pause()), uring
@@ -53,6 +56,7 @@
 #include "freeze.h"
 #include "uring.h"
 #include "cgroup2.h"
+#include "timeline.h"
 
 #define BENCH_LAST	"/sys/kernel/debug/freezer_bench/last"
 #define BENCH_FLOOR	"/sys/kernel/debug/freezer_bench/floor"
@@ -866,9 +870,64 @@ static int cmd_alloc(enum kind kind, int n)
 	return ret;
 }
 
+/* ---- the timeline of one freeze ---- */
+
+/*
+ * The picture of one freeze per freezer ("make bench TIMELINE=kind,N"):
+ * N tasks of KIND, a warm-up freeze per freezer, then a traced one per
+ * freezer.  The tasks keep their workload (spinners make no system call),
+ * so none says when it was back in user space.
+ */
+static int cmd_timeline(enum kind kind, int n)
+{
+	struct tl_task *lanes;
+	struct workload w;
+	struct sample s;
+	char what[32];
+	pid_t lo, hi;
+	int i, ret = 0;
+
+	if (start(&w, kind, n)) {
+		stop(&w);
+		return 1;
+	}
+	lanes = calloc(w.nr_tasks, sizeof(*lanes));
+	if (!lanes)
+		die("calloc");
+	lo = hi = w.tasks[0];
+	for (i = 0; i < w.nr_tasks; i++) {
+		lanes[i].pid = w.tasks[i];
+		if (kind == THREADS && i == n)
+			snprintf(lanes[i].name, sizeof(lanes[i].name), "leader");
+		else
+			snprintf(lanes[i].name, sizeof(lanes[i].name), "%s-%d",
+				 kind == THREADS ? "thread" : kind_names[kind], i);
+		lo = w.tasks[i] < lo ? w.tasks[i] : lo;
+		hi = w.tasks[i] > hi ? w.tasks[i] : hi;
+	}
+	snprintf(what, sizeof(what), "%s,%d", kind_names[kind], n);
+	for (i = 0; i < 2 && !ret; i++)
+		ret = measure(&w, freezers[i], &s);
+	for (i = 0; i < 2 && !ret; i++) {
+		ret = timeline_start(lo, hi);
+		if (!ret)
+			ret = measure(&w, freezers[i], &s);
+		if (!ret)
+			ret = timeline_dump(freezers[i], what, lanes, w.nr_tasks);
+	}
+	timeline_stop();
+	if (ret)
+		printf("BENCH error timeline kind=%s n=%d: %s\n", kind_names[kind], n, strerror(-ret));
+	else
+		printf("bench: %s n=%d: one traced freeze per freezer printed\n", kind_names[kind], n);
+	stop(&w);
+	free(lanes);
+	return ret ? 1 : 0;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: bench_freeze point KIND N REPS | base REPS | floor N REPS | alloc KIND N\n"
+	fprintf(stderr, "usage: bench_freeze point KIND N REPS | base REPS | floor N REPS | alloc KIND N | timeline KIND N\n"
 			"KIND: spin pause pipe nanosleep threads; N: 1..%d\n", MAX_N);
 	return 2;
 }
@@ -913,6 +972,12 @@ int main(int argc, char **argv)
 		if (kind < 0 || n < 0)
 			return usage();
 		ret = cmd_alloc(kind, n);
+	} else if (!strcmp(argv[1], "timeline") && argc == 4) {
+		kind = parse_kind(argv[2]);
+		n = number(argv[3], MAX_N);
+		if (kind < 0 || n < 0)
+			return usage();
+		ret = cmd_timeline(kind, n);
 	} else {
 		return usage();
 	}

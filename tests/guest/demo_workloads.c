@@ -3,7 +3,9 @@
  * "make demo", the guest side: start four workloads and show them; the
  * host (scripts/demo.sh) freezes user space through mconsole, with the todo
  * freezer and then with the classic one, and looks inside the kernel while
- * it is frozen.  After each thaw, show how long each workload was stopped.
+ * it is frozen.  After each thaw, show how long each workload was stopped,
+ * and print the freeze as the kernel's tracepoints saw it, one lane per
+ * workload task (tests/guest/timeline.h), for the picture the host draws.
  *
  * Not a test: it prints for people.  scripts/guest/test.sh skips demo_*.
  */
@@ -11,11 +13,15 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "freeze.h"
+#include "timeline.h"
 
 #define NR_THREADS	8
+/* The lanes of the timeline: every workload task. */
+enum { L_SPIN, L_SLEEP, L_THREADS, L_THREAD0, L_PIPE = L_THREAD0 + NR_THREADS, NR_LANES };
 /* A gap this long in the spinner's loop means a freeze came and went. */
 #define FROZEN_NS	500000000LL
 
@@ -27,14 +33,31 @@ struct gaps {
 	volatile int pipe_err;
 	volatile int started;
 	volatile pid_t tid[2];		/* two of the threads */
+	struct tl_task lane[NR_LANES];	/* each task fills in its own */
 };
 
 static struct gaps *g;
 
-static void record(volatile long long *max, long long *last)
+/* Task @lane is @name: its comm, and its lane of the timeline. */
+static void lane_is(int lane, const char *name)
+{
+	prctl(PR_SET_NAME, name);
+	snprintf(g->lane[lane].name, sizeof(g->lane[lane].name), "%s", name);
+	g->lane[lane].pid = gettid();
+}
+
+/* At @t, after a gap since @last: back in user space after a freeze? */
+static void back(int lane, long long last, long long t)
+{
+	if (t - last > FROZEN_NS && !g->lane[lane].user_ns)
+		g->lane[lane].user_ns = t;
+}
+
+static void record(volatile long long *max, long long *last, int lane)
 {
 	long long t = now_ns();
 
+	back(lane, *last, t);
 	if (t - *last > *max)
 		*max = t - *last;
 	*last = t;
@@ -44,19 +67,21 @@ static void spinner(void)
 {
 	long long last = now_ns();
 
+	lane_is(L_SPIN, "spinner");
 	g->started++;
 	for (;;)
-		record(&g->spin, &last);
+		record(&g->spin, &last, L_SPIN);
 }
 
 static void sleeper(void)
 {
 	long long last = now_ns();
 
+	lane_is(L_SLEEP, "sleeper");
 	g->started++;
 	for (;;) {
 		usleep(100000);
-		record(&g->sleep, &last);
+		record(&g->sleep, &last, L_SLEEP);
 	}
 }
 
@@ -64,13 +89,16 @@ static void *thread_fn(void *arg)
 {
 	volatile long long *max = &g->thread[(long)arg];
 	long long last = now_ns();
+	char name[16];
 
+	snprintf(name, sizeof(name), "thread-%ld", (long)arg);
+	lane_is(L_THREAD0 + (long)arg, name);
 	if ((long)arg < 2)
 		g->tid[(long)arg] = gettid();
 
 	for (;;) {
 		usleep(20000);
-		record(max, &last);
+		record(max, &last, L_THREAD0 + (long)arg);
 	}
 	return NULL;
 }
@@ -80,6 +108,7 @@ static void threads(void)
 	pthread_t t;
 	long i;
 
+	lane_is(L_THREADS, "threads");
 	for (i = 0; i < NR_THREADS; i++)
 		pthread_create(&t, NULL, thread_fn, (void *)i);
 	g->started++;
@@ -90,15 +119,18 @@ static void threads(void)
 /* Blocks in read() until the parent writes, after the thaw. */
 static void pipe_reader(int fd)
 {
-	long long t0;
+	long long t0, t;
 	char c;
 
+	lane_is(L_PIPE, "pipe-reader");
 	g->started++;
 	for (;;) {
 		t0 = now_ns();
 		g->pipe_ret = read(fd, &c, 1);
 		g->pipe_err = g->pipe_ret < 0 ? errno : 0;
-		g->pipe_ns = now_ns() - t0;
+		t = now_ns();
+		back(L_PIPE, t0, t);
+		g->pipe_ns = t - t0;
 	}
 }
 
@@ -131,6 +163,55 @@ static void reset(void)
 	g->spin = g->sleep = 0;
 	for (i = 0; i < NR_THREADS; i++)
 		g->thread[i] = 0;
+	for (i = 0; i < NR_LANES; i++)
+		g->lane[i].user_ns = 0;
+}
+
+/* Every workload task has filled in its lane. */
+static int lanes_ready(void)
+{
+	int i;
+
+	for (i = 0; i < NR_LANES; i++)
+		if (!g->lane[i].pid)
+			return 0;
+	return 1;
+}
+
+/*
+ * Trace the workload tasks for the timeline: 1 if on; 0 (and why) if this
+ * kernel cannot (the run flavour has no tracepoints).
+ */
+static int timeline_begin(void)
+{
+	pid_t lo = g->lane[0].pid, hi = lo;
+	int i, ret;
+
+	printf("DEMO-TASKS:");
+	for (i = 0; i < NR_LANES; i++) {
+		printf(" %d", g->lane[i].pid);
+		lo = g->lane[i].pid < lo ? g->lane[i].pid : lo;
+		hi = g->lane[i].pid > hi ? g->lane[i].pid : hi;
+	}
+	printf("\n");
+	ret = timeline_start(lo, hi);
+	if (ret)
+		printf("  [guest] no timeline: cannot trace the freezes (%s); the bench and test kernels can\n",
+		       strerror(-ret));
+	return !ret;
+}
+
+/* The freeze just seen through @freezer, as a TIMELINE block. */
+static void timeline_show(const char *freezer)
+{
+	struct tl_task lanes[NR_LANES];
+	int ret;
+
+	memcpy(lanes, g->lane, sizeof(lanes));
+	ret = timeline_dump(freezer, "demo", lanes, NR_LANES);
+	if (ret)
+		printf("  [guest] no timeline of the %s freeze: %s\n", freezer, strerror(-ret));
+	timeline_on();
 }
 
 /* Wait for the next freeze and thaw: a long gap in the spinner's loop. */
@@ -177,8 +258,9 @@ static void pauses(int pipe_w)
 
 int main(void)
 {
+	static const char *const freezer[2] = { "todo", "classic" };
 	pid_t spin, sleep_pid, thr, reader;
-	int fds[2], i;
+	int fds[2], i, tracing;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	g = mmap(NULL, sizeof(*g), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -190,7 +272,7 @@ int main(void)
 	reader = fork();
 	if (reader == 0)
 		pipe_reader(fds[0]);
-	for (i = 0; i < 200 && (g->started < 4 || !g->tid[1]); i++)
+	for (i = 0; i < 200 && (g->started < 4 || !g->tid[1] || !lanes_ready()); i++)
 		usleep(10000);
 	usleep(300000);
 
@@ -199,6 +281,7 @@ int main(void)
 	show("sleeper", sleep_pid);
 	show("8-thread process", thr);
 	show("pipe reader", reader);
+	tracing = timeline_begin();
 	printf("DEMO-PIDS: %d %d %d %d %d %d\n", spin, sleep_pid, thr, g->tid[0], g->tid[1],
 	       reader);
 
@@ -209,8 +292,13 @@ int main(void)
 			break;
 		}
 		pauses(fds[1]);
+		/* scripts/demo.sh freezes with the todo freezer, then the classic one. */
+		if (tracing)
+			timeline_show(freezer[i]);
 		printf("DEMO-RESUMED\n");
 	}
+	if (tracing)
+		timeline_stop();
 	kill(spin, SIGKILL);
 	kill(sleep_pid, SIGKILL);
 	kill(thr, SIGKILL);
