@@ -257,6 +257,38 @@ static inline pid_t find_kthread(const char *comm, int *count)
 	return found;
 }
 
+/*
+ * Write @ms to test @knob, which starts kernel thread @comm: its pid once
+ * it is there (within 2 s), or 0.
+ */
+static inline pid_t start_knob_kthread(const char *knob, const char *comm, int ms)
+{
+	int count, tries;
+	pid_t pid = 0;
+
+	if (write_int(knob, ms))
+		return 0;
+	for (tries = 0; tries < 100 && !pid; tries++) {
+		pid = find_kthread(comm, &count);
+		if (!pid)
+			usleep(20000);
+	}
+	return pid;
+}
+
+/* Has kernel thread @pid, called @comm, exited by @deadline_ns? */
+static inline int kthread_gone_by(pid_t pid, const char *comm, long long deadline_ns)
+{
+	struct pstat ps;
+
+	while (!read_pstat(pid, &ps) && !strcmp(ps.comm, comm)) {
+		if (now_ns() > deadline_ns)
+			return 0;
+		usleep(20000);
+	}
+	return 1;
+}
+
 /* Read @path into @saved (newline dropped), then write @val; 0 or -errno. */
 static inline int save_and_set(const char *path, char *saved, size_t size, long val)
 {

@@ -1868,10 +1868,9 @@ TEST_F_TIMEOUT(compat, oom_victim_frozen_by_the_freeze_exits_and_the_freeze_succ
  */
 TEST_F_TIMEOUT(compat, kthread_in_uninterruptible_timed_sleep_freezes_at_once, 90)
 {
-	long long started, deadline, gone_ns = 0;
+	long long started, gone_ns;
 	struct freeze_window w;
-	int count, tries;
-	struct pstat ps;
+	int count;
 	pid_t pid;
 
 	if (access(KNOB_NAPPING_KTHREAD, W_OK))
@@ -1881,12 +1880,7 @@ TEST_F_TIMEOUT(compat, kthread_in_uninterruptible_timed_sleep_freezes_at_once, 9
 	ASSERT_EQ(0, save_and_set(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout,
 				  sizeof(self->saved_freeze_timeout), NAP_FREEZE_TIMEOUT_MS));
 	started = now_ns();
-	ASSERT_EQ(0, write_int(KNOB_NAPPING_KTHREAD, NAP_MS));
-	for (tries = 0, pid = 0; tries < 100 && !pid; tries++) {
-		pid = find_kthread("todo_napper", &count);
-		if (!pid)
-			usleep(20000);
-	}
+	pid = start_knob_kthread(KNOB_NAPPING_KTHREAD, "todo_napper", NAP_MS);
 	ASSERT_NE(0, pid) TH_LOG("no todo_napper thread");
 	ASSERT_TRUE(wait_state(pid, 'D'));
 
@@ -1896,12 +1890,9 @@ TEST_F_TIMEOUT(compat, kthread_in_uninterruptible_timed_sleep_freezes_at_once, 9
 	ASSERT_EQ(0, last_freeze_window(&w));
 
 	/* Woken by the freeze, frozen, thawed: it exits long before its nap ends. */
-	deadline = started + (NAP_MS + 2000) * 1000000LL;
-	while (!read_pstat(pid, &ps) && !strcmp(ps.comm, "todo_napper") && now_ns() < deadline)
-		usleep(20000);
-	gone_ns = now_ns();
-	ASSERT_TRUE(read_pstat(pid, &ps) || strcmp(ps.comm, "todo_napper"))
+	ASSERT_TRUE(kthread_gone_by(pid, "todo_napper", started + (NAP_MS + 2000) * 1000000LL))
 		TH_LOG("todo_napper did not exit");
+	gone_ns = now_ns();
 	TH_LOG("todo_napper exited %.3f ms after it started, %.3f ms after the thaw began",
 	       (gone_ns - started) / 1e6, (gone_ns - w.thaw_at_ns) / 1e6);
 	/* schedule_timeout() never returns early unless the task is woken. */

@@ -1387,9 +1387,7 @@ TEST_F(scen, user_task_refusing_to_freeze_fails_it_with_ebusy)
 /* The same for a freezable kernel thread that never reaches a checkpoint. */
 TEST_F(scen, stuck_kernel_thread_fails_the_freeze_with_ebusy)
 {
-	long long deadline;
-	int count, tries, gone;
-	struct pstat ps;
+	int count;
 	pid_t pid;
 
 	if (access(KNOB_STUCK_KTHREAD, W_OK))
@@ -1398,23 +1396,15 @@ TEST_F(scen, stuck_kernel_thread_fails_the_freeze_with_ebusy)
 	ASSERT_EQ(0, count) TH_LOG("a todo_stuck thread is left from before");
 	ASSERT_EQ(0, save_and_set(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout,
 				  sizeof(self->saved_freeze_timeout), REFUSE_TIMEOUT_MS));
-	ASSERT_EQ(0, write_int(KNOB_STUCK_KTHREAD, REFUSE_MS));
-	for (tries = 0, pid = 0; tries < 100 && !pid; tries++) {
-		pid = find_kthread("todo_stuck", &count);
-		if (!pid)
-			usleep(20000);
-	}
+	pid = start_knob_kthread(KNOB_STUCK_KTHREAD, "todo_stuck", REFUSE_MS);
 	ASSERT_NE(0, pid) TH_LOG("no todo_stuck thread");
 	ASSERT_TRUE(wait_state(pid, 'D'));
 
 	expect_refused_freeze(_metadata, "remaining freezable tasks", "todo_stuck", pid);
 
 	/* It sleeps its time out and exits; then freezing works again. */
-	deadline = now_ns() + (REFUSE_MS + 2000) * 1000000LL;
-	while ((gone = read_pstat(pid, &ps) || strcmp(ps.comm, "todo_stuck")) == 0 &&
-	       now_ns() < deadline)
-		usleep(20000);
-	ASSERT_TRUE(gone) TH_LOG("todo_stuck did not exit");
+	ASSERT_TRUE(kthread_gone_by(pid, "todo_stuck", now_ns() + (REFUSE_MS + 2000) * 1000000LL))
+		TH_LOG("todo_stuck did not exit");
 	EXPECT_EQ(0, freeze(_metadata)) TH_LOG("the next freeze failed");
 }
 
