@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Export branch "todo" of build/src back into the patch queues with
-# git format-patch: patches that touch arch/um go to arch-um-patches/, all
-# others to kernel-patches/.  Names are NNNN-subject.patch, numbered per
+# git format-patch: patches that touch UML's code (arch/um, and its x86
+# part arch/x86/um: MAINTAINERS, USER-MODE LINUX) go to arch-um-patches/,
+# all others to kernel-patches/.  Names are NNNN-subject.patch, numbered per
 # queue in branch order; comments in the series files are kept.
 . "$(dirname "$0")/lib.sh"
 
@@ -9,7 +10,7 @@
 queue_of() {
 	local commit=$1 um=0 other=0 f
 	while read -r f; do
-		case $f in arch/um/*) um=1 ;; *) other=1 ;; esac
+		case $f in arch/um/* | arch/x86/um/*) um=1 ;; *) other=1 ;; esac
 	done < <(git_src diff-tree --no-commit-id --name-only -r "$commit")
 	if [ "$um" -eq 1 ] && [ "$other" -eq 1 ]; then
 		die "commit $(git_src log -1 --format='%h %s' "$commit") touches arch/um and generic code" \

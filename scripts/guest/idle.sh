@@ -4,6 +4,8 @@
 # command line; default 30) and power off.  With idle_refuse_ms=N, a task
 # first refuses to freeze for N ms and freezes time out after 1 s, so the
 # host can see a freeze fail; "TODO-REFUSER-DONE" says when it is over.
+# With idle_forks=1, a loop forking /bin/true keeps RCU grace periods
+# going, so that a host-side stop of the kernel ends in an RCU stall report.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -19,6 +21,9 @@ if [ "$refuse_ms" -gt 0 ]; then
 		echo "TODO-REFUSER-DONE"
 	} &
 	echo "TODO-REFUSER: $!"
+fi
+if [ "$(cmdline_param idle_forks 0)" = 1 ]; then
+	(while :; do /bin/true; done) &
 fi
 echo "TODO-READY"
 sleep "$(cmdline_param idle_seconds 30)"

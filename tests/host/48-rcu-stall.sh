@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# An RCU stall report after a stop in gdb shows the interrupted task's
+# kernel stack under its registers, as other architectures' show_regs()
+# do; UML 6.12 printed the registers only, all zero when the timer signal
+# had been deferred (arch-um-patches/0011, issue 14).  gdb attaches to a
+# running ./linux (make debug ATTACH=) booted with a 3 s stall timeout,
+# stops it where a grace period is in progress (rcu_gp_fqs_loop; a guest
+# loop of fork()s keeps grace periods coming), holds it 5 s and detaches.
+. "$(dirname "$0")/lib.sh"
+
+log=$LOGS/rcu-stall.log
+rm -f "$log"	# or the wait below reads the last run's log
+"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
+	--log "$log" -- kunit.enable=0 idle_seconds=45 idle_forks=1 \
+	rcupdate.rcu_cpu_stall_timeout=3 >"$log.runner" 2>&1 &
+boot=$!
+for _ in $(seq 180); do grep -q '^TODO-READY' "$log" 2>/dev/null && break; sleep 0.5; done
+pidfile=$BUILD/uml/todo-idle-$boot/pid
+kernel=$(cat "$pidfile" 2>/dev/null || true)
+tmp=$(scratch)
+cat >"$tmp/stall.gdb" <<-'GDB'
+	set trace-commands on
+	shell sleep 5
+	delete
+	detach
+GDB
+name="rcu stall: a 5 s stop in gdb during a grace period ends in a stall report"
+if [ -z "$kernel" ]; then
+	fail "$name (no pid file $pidfile)" "$log.runner"
+elif ! "$TOP/scripts/debug.sh" --flavour "$TEST_FLAVOUR" --attach "$kernel" \
+	--breaks rcu_gp_fqs_loop --batch "$tmp/stall.gdb" --timeout 60 >"$tmp/gdb" 2>&1; then
+	fail "$name (make debug ATTACH=$kernel failed)" "$tmp/gdb"
+else
+	for _ in $(seq 20); do grep -q 'detected stall' "$log" && break; sleep 0.5; done
+	expect "$name" "$log" 'rcu: INFO: rcu_preempt (self-)?detected stall'
+fi
+
+# The current task's part: show_regs()'s "Pid: N, comm: C" and registers,
+# then its stack: "Stack:", "Call Trace:" and symbols, up to the first line
+# that is none of these.
+out=$(scratch)
+awk '/detected stall/ { on = 1 }
+     on && /^Pid: [0-9]+, comm:/ { regs = 1; print; next }
+     regs && !/^([A-Z0-9]+: |Stack:|Call Trace:| [0-9a-f]+ | \[<)/ { exit }
+     regs' "$log" >"$out/regs"
+expect "rcu stall: the report shows the interrupted task's registers and kernel stack" \
+	"$out/regs" '^R13: ' '^Call Trace:' '^ \[<[0-9a-f]+>\] [a-z_]'
+if grep -q 'Received SIGSEGV in SIGSEGV handler' "$log"; then
+	fail "rcu stall: no stack dump refused on the signal stack" "$log"
+else
+	pass "rcu stall: no stack dump refused on the signal stack"
+fi
+
+wait "$boot" && rc=0 || rc=$?
+if [ "$rc" -eq 0 ]; then pass "rcu stall: the guest ran on and powered off"; else
+	fail "rcu stall: the guest ran on and powered off (runner exit $rc)" "$log.runner"
+fi
