@@ -6,13 +6,16 @@
 # running ./linux (make debug ATTACH=) booted with a 3 s stall timeout,
 # stops it where a grace period is in progress (rcu_gp_fqs_loop; a guest
 # loop of fork()s keeps grace periods coming), holds it 5 s and detaches.
+# In the same boot a task sleeps 4 s uninterruptibly (idle_refuse_ms), and
+# the hung-task detector, at 1 s, must show its stack with the sleep.
 . "$(dirname "$0")/lib.sh"
 
-log=$LOGS/rcu-stall.log
+log=$LOGS/stall-reports.log
 rm -f "$log"	# or the wait below reads the last run's log
 "$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
-	--log "$log" -- kunit.enable=0 idle_seconds=45 idle_forks=1 \
-	rcupdate.rcu_cpu_stall_timeout=3 >"$log.runner" 2>&1 &
+	--log "$log" -- kunit.enable=0 idle_seconds=45 idle_forks=1 idle_refuse_ms=4000 \
+	rcupdate.rcu_cpu_stall_timeout=3 sysctl.kernel.hung_task_timeout_secs=1 \
+	sysctl.kernel.hung_task_check_interval_secs=1 >"$log.runner" 2>&1 &
 boot=$!
 for _ in $(seq 180); do grep -q '^TODO-READY' "$log" 2>/dev/null && break; sleep 0.5; done
 pidfile=$BUILD/uml/todo-idle-$boot/pid
@@ -35,23 +38,31 @@ else
 	expect "$name" "$log" 'rcu: INFO: rcu_preempt (self-)?detected stall'
 fi
 
-# The current task's part: show_regs()'s "Pid: N, comm: C" and registers,
-# then its stack: "Stack:", "Call Trace:" and symbols, up to the first line
-# that is none of these.
+# dump FROM HEADER: after the first line matching FROM, the lines from the
+# first HEADER match on that are registers, "Stack:", stack words, "Call
+# Trace:" or symbols.
+dump() {
+	awk -v from="$1" -v header="$2" '$0 ~ from { on = 1 }
+	     on && $0 ~ header { in_dump = 1; print; next }
+	     in_dump && !/^([A-Z0-9]+: |Stack:|Call Trace:| [0-9a-f]+ | \[<)/ { exit }
+	     in_dump' "$log"
+}
 out=$(scratch)
-awk '/detected stall/ { on = 1 }
-     on && /^Pid: [0-9]+, comm:/ { regs = 1; print; next }
-     regs && !/^([A-Z0-9]+: |Stack:|Call Trace:| [0-9a-f]+ | \[<)/ { exit }
-     regs' "$log" >"$out/regs"
+# The current task's part: show_regs()'s "Pid: N, comm: C" and registers,
+# then its stack.
+dump 'detected stall' '^Pid: [0-9]+, comm:' >"$out/regs"
 expect "rcu stall: the report shows the interrupted task's registers and kernel stack" \
 	"$out/regs" '^R13: ' '^Call Trace:' '^ \[<[0-9a-f]+>\] [a-z_]'
+dump 'INFO: task .* blocked for more than' '^task:' >"$out/hung"
+expect "hung task: the report shows the blocked task's stack in its sleep" \
+	"$out/hung" '^task:.* state:D' '^Call Trace:' '^ \[<[0-9a-f]+>\] msleep'
 if grep -q 'Received SIGSEGV in SIGSEGV handler' "$log"; then
-	fail "rcu stall: no stack dump refused on the signal stack" "$log"
+	fail "stall reports: no stack dump refused on the signal stack" "$log"
 else
-	pass "rcu stall: no stack dump refused on the signal stack"
+	pass "stall reports: no stack dump refused on the signal stack"
 fi
 
 wait "$boot" && rc=0 || rc=$?
-if [ "$rc" -eq 0 ]; then pass "rcu stall: the guest ran on and powered off"; else
-	fail "rcu stall: the guest ran on and powered off (runner exit $rc)" "$log.runner"
+if [ "$rc" -eq 0 ]; then pass "stall reports: the guest ran on and powered off"; else
+	fail "stall reports: the guest ran on and powered off (runner exit $rc)" "$log.runner"
 fi
