@@ -50,15 +50,16 @@ continue
 lx-frozen frozen freezing
 lx-todo
 continue
-tbreak __wake_up if wq_head == &todo_user.thawed
+tbreak wake_up_state if $_streq(p->comm, "freeze_me") && state == 0x8000
 continue
 bt 3
 p todo_user.gen
+p/x p->__state
 # 5. After the thaw, which does not wait for the tasks it woke:
 # suspend_finish() calls the PM notifiers once thaw_processes() has
-# returned, and freeze_me leaves its wait in finish_wait(), in either order.
-# finish_wait() is hot: set it only now, and test the queue first.
-break finish_wait if wq_head == &todo_user.thawed && $_streq(((struct task_struct *)wq_entry->private)->comm, "freeze_me")
+# returned, and freeze_me leaves its wait (freezer_bench_left() is called
+# right after it), in either order.
+break freezer_bench_left if $_streq(p->comm, "freeze_me")
 break pm_notifier_call_chain
 continue
 p $lx_current().comm

@@ -65,8 +65,12 @@ between "$out" '[Bb]reakpoint [0-9]+, schedule' '^[+]delete' >"$tmp/frozen"
 expect "$name" "$tmp/frozen" '^frozen +[0-9]+ freeze_me +todo wait \(todo_refrigerator\)$' \
 	'^freezer: todo; freezer_active=1 pm_freezing=1 '
 
-name="gdb: freeze_me leaves the todo wait through finish_wait() in todo_refrigerator()"
-between "$out" 'Breakpoint [0-9]+, finish_wait' '^[+]continue' >"$tmp/left"
+name="gdb: the thaw wakes freeze_me in its walk (__thaw_task), after ending the generation"
+between "$out" '[Bb]reakpoint [0-9]+, wake_up_state' '^[+]break freezer_bench_left' >"$tmp/woken"
+expect "$name" "$tmp/woken" ' in __thaw_task \(' ' in thaw_processes \(' '^\$[0-9]+ = 1$' '^\$[0-9]+ = 0x8002$'
+
+name="gdb: freeze_me leaves the todo wait in todo_refrigerator()"
+between "$out" 'Breakpoint [0-9]+, freezer_bench_left' '^[+]continue' >"$tmp/left"
 expect "$name" "$tmp/left" '^\$[0-9]+ = "freeze_me\\000' ' in todo_refrigerator \('
 
 # The thaw ended generation 0 of both classes; it does not wait for the
