@@ -6,14 +6,16 @@
 # running ./linux (make debug ATTACH=) booted with a 3 s stall timeout,
 # stops it where a grace period is in progress (rcu_gp_fqs_loop; a guest
 # loop of fork()s keeps grace periods coming), holds it 5 s and detaches.
-# In the same boot a task sleeps 4 s uninterruptibly (idle_refuse_ms), and
-# the hung-task detector, at 1 s, must show its stack with the sleep.
+# In the same boot a task sleeps 20 s uninterruptibly (idle_refuse_ms), and
+# the hung-task detector, at 1 s, must show its stack with the sleep.  The
+# sleep outlasts the gdb stop: the guest clock runs on through a stop, so a
+# sleep that ended inside it would wake before khungtaskd looked again.
 . "$(dirname "$0")/lib.sh"
 
 log=$LOGS/stall-reports.log
 rm -f "$log"	# or the wait below reads the last run's log
 "$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
-	--log "$log" -- kunit.enable=0 idle_seconds=45 idle_forks=1 idle_refuse_ms=4000 \
+	--log "$log" -- kunit.enable=0 idle_seconds=45 idle_forks=1 idle_refuse_ms=20000 \
 	rcupdate.rcu_cpu_stall_timeout=3 sysctl.kernel.hung_task_timeout_secs=1 \
 	sysctl.kernel.hung_task_check_interval_secs=1 >"$log.runner" 2>&1 &
 boot=$!
@@ -38,14 +40,17 @@ else
 	expect "$name" "$log" 'rcu: INFO: rcu_preempt (self-)?detected stall'
 fi
 
-# dump FROM HEADER: after the first line matching FROM, the lines from the
+# dump FROM HEADER: after the last line matching FROM, the lines from the
 # first HEADER match on that are registers, "Stack:", stack words, "Call
-# Trace:" or symbols.
+# Trace:" or symbols.  The last report, as an earlier one can be cut by
+# another report printed from an interrupt (the RCU stall's).
 dump() {
-	awk -v from="$1" -v header="$2" '$0 ~ from { on = 1 }
-	     on && $0 ~ header { in_dump = 1; print; next }
-	     in_dump && !/^([A-Z0-9]+: |Stack:|Call Trace:| [0-9a-f]+ | \[<)/ { exit }
-	     in_dump' "$log"
+	awk -v from="$1" -v header="$2" '$0 ~ from { on = 1; in_dump = 0; done = 0; out = ""; next }
+	     done || !on { next }
+	     $0 ~ header && !in_dump { in_dump = 1; out = $0 "\n"; next }
+	     in_dump && !/^([A-Z0-9]+: |Stack:|Call Trace:| [0-9a-f]+ | \[<)/ { done = 1; next }
+	     in_dump { out = out $0 "\n" }
+	     END { printf "%s", out }' "$log"
 }
 out=$(scratch)
 # The current task's part: show_regs()'s "Pid: N, comm: C" and registers,
