@@ -589,7 +589,7 @@ TEST_F_TIMEOUT(bugs, bug##_check_fails_with_the_bug_reenacted, timeout)	\
  */
 static int check_b1(struct __test_metadata *_metadata, FIXTURE_DATA(bugs) *self)
 {
-	unsigned long before[NR_B1_THREADS];
+	unsigned long after_thaw[NR_B1_THREADS];
 	long long min_gap = -1, max_before = 0, elapsed, window = 0;
 	struct freeze_window w;
 	int i, ret, frozen = 0;
@@ -606,9 +606,6 @@ static int check_b1(struct __test_metadata *_metadata, FIXTURE_DATA(bugs) *self)
 	for (i = 0; i < NR_B1_THREADS; i++)
 		if (sh->max_gap_ns[i] > max_before)
 			max_before = sh->max_gap_ns[i];
-	for (i = 0; i < NR_B1_THREADS; i++)
-		before[i] = sh->iters[i];
-
 	ret = freeze(_metadata, &elapsed);
 	/* A failed freeze (B1: EBUSY) may have frozen no user task at all. */
 	if (!ret) {
@@ -620,7 +617,9 @@ static int check_b1(struct __test_metadata *_metadata, FIXTURE_DATA(bugs) *self)
 		ASSERT_LT(max_before, window);
 	}
 	/* After the thaw each thread must loop again to measure its gap. */
-	ASSERT_TRUE(threads_looped(NR_B1_THREADS, before, 2, 3000))
+	for (i = 0; i < NR_B1_THREADS; i++)
+		after_thaw[i] = sh->iters[i];
+	ASSERT_TRUE(threads_looped(NR_B1_THREADS, after_thaw, 2, 3000))
 		TH_LOG("not every thread ran again within 3 s of the thaw");
 	for (i = 0; i < NR_B1_THREADS; i++) {
 		if (!ret && sh->max_gap_ns[i] > window)

@@ -392,7 +392,7 @@ static void expect_pipe_read(struct __test_metadata *_metadata, pid_t *child, in
 /* Every thread of a many-threaded process is frozen, not just the leader. */
 TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 {
-	unsigned long before[NR_THREADS];
+	unsigned long after_thaw[NR_THREADS];
 	long long min_gap, max_before = 0, frozen_gap;
 	struct frozen_by fb;
 	int i, all, tries;
@@ -435,16 +435,19 @@ TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 			max_before = sh->max_gap_ns[i];
 	TH_LOG("largest gap of any thread before the freeze: %.3f ms", max_before / 1e6);
 
-	for (i = 0; i < NR_THREADS; i++)
-		before[i] = sh->iters[i];
 	frozen_gap = freeze_for_gap(_metadata, NULL);
 	/* Otherwise a gap from before the freeze could pass for a frozen one. */
 	ASSERT_LT(max_before, frozen_gap);
 
-	/* After the thaw each thread must loop again to measure its gap. */
+	/*
+	 * After the thaw each thread must loop again to measure its gap: two
+	 * iterations counted after the thaw (see gap_loop()).
+	 */
+	for (i = 0; i < NR_THREADS; i++)
+		after_thaw[i] = sh->iters[i];
 	for (tries = 0; tries < 600; tries++) {
 		for (i = 0, all = 1; i < NR_THREADS; i++)
-			if (sh->iters[i] < before[i] + 2)
+			if (sh->iters[i] < after_thaw[i] + 2)
 				all = 0;
 		if (all)
 			break;
@@ -1040,7 +1043,7 @@ static void *orphan_thread(void *arg)
 TEST_F(scen, zombie_and_exited_group_leader_survive_a_freeze)
 {
 	long long frozen_gap, quiet_gap;
-	unsigned long before;
+	unsigned long after_thaw;
 	int status, tries;
 
 	self->child[0] = fork();
@@ -1066,15 +1069,16 @@ TEST_F(scen, zombie_and_exited_group_leader_survive_a_freeze)
 	usleep(100000);
 	quiet_gap = sh->max_gap_ns[0];
 
-	before = sh->iters[0];
 	frozen_gap = freeze_for_gap(_metadata, NULL);
 	/* Otherwise a gap from before the freeze could pass for a frozen one. */
 	ASSERT_LT(quiet_gap, frozen_gap);
 	EXPECT_EQ('Z', proc_state(self->child[0]));
 	EXPECT_EQ('Z', proc_state(self->child[1]));
-	for (tries = 0; tries < 400 && sh->iters[0] < before + 2; tries++)
+	/* Two iterations counted after the thaw (see gap_loop()). */
+	after_thaw = sh->iters[0];
+	for (tries = 0; tries < 400 && sh->iters[0] < after_thaw + 2; tries++)
 		usleep(5000);
-	EXPECT_GE(sh->iters[0], before + 2) TH_LOG("the thread did not run again after the thaw");
+	EXPECT_GE(sh->iters[0], after_thaw + 2) TH_LOG("the thread did not run again after the thaw");
 	TH_LOG("thread of the exited leader: largest gap %.3f ms", sh->max_gap_ns[0] / 1e6);
 	EXPECT_GT(sh->max_gap_ns[0], frozen_gap);
 

@@ -98,6 +98,11 @@ static inline void kill_child(pid_t *pid)
  * freezer must wake it and it freezes on its way back to user space (the
  * todo freezer through its item).  usleep() would sleep freezably, and
  * both freezers freeze such a sleeper in place, without waking it.
+ * A reader waits for two more iterations counted from a sample taken after
+ * the thaw, and only then reads *@max_gap_ns: the first may be the one a
+ * freeze interrupted between its clock reading and its count.  A sample
+ * taken before the freeze is not enough: a thread loops on while the
+ * freezer has not reached it yet, so both can be counted before it froze.
  */
 static inline __attribute__((noreturn)) void
 gap_loop(volatile long long *max_gap_ns, volatile unsigned long *iters, int period_us)
