@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Build the UML kernel for one flavour in build/obj-FLAVOUR (kept between
-# builds, so rebuilds are incremental; ccache is used when installed), then
-# point ./linux and ./vmlinux at the result.
-# Usage: scripts/build.sh FLAVOUR   (run | test | bench)
+# Build the kernel for one flavour in build/obj-FLAVOUR (kept between
+# builds, so rebuilds are incremental; ccache is used when installed).  For
+# the UML flavours, point ./linux and ./vmlinux at the result; the smp
+# flavour is an x86_64 bzImage for QEMU (make smp-test) and leaves them.
+# Usage: scripts/build.sh FLAVOUR   (run | test | bench | smp)
 . "$(dirname "$0")/lib.sh"
 
 STEP_RE='^  (CC|AS|LD|AR|HOSTCC|GEN)'
@@ -21,8 +22,9 @@ progress() {
 
 main() {
 	FLAVOUR=${1:?usage: build.sh FLAVOUR}
-	local obj log jobs pid rc=0 start n
+	local obj log jobs pid rc=0 start n arch
 	obj=$(obj_dir "$FLAVOUR")
+	arch=$(flavour_arch "$FLAVOUR")
 	"$TOP/scripts/config.sh" "$FLAVOUR"
 	log=$LOGS/build-$FLAVOUR.log
 	jobs=$(nproc)
@@ -35,7 +37,7 @@ main() {
 	pid=$!
 	# LOCALVERSION= (set, empty) stops setlocalversion from appending "+" for
 	# the git tree in build/src: the stamp comes from CONFIG_LOCALVERSION.
-	run_logged "$log" make -C "$SRC" ARCH=um O="$obj" -j"$jobs" CC="$(ccache_cc)" LOCALVERSION= all || rc=$?
+	run_logged "$log" make -C "$SRC" ARCH="$arch" O="$obj" -j"$jobs" CC="$(ccache_cc)" LOCALVERSION= all || rc=$?
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	[ "$rc" -eq 0 ] || die "kernel build '$FLAVOUR' failed" \
@@ -43,6 +45,10 @@ main() {
 		"after fixing it in $SRC, run: make build FLAVOUR=$FLAVOUR"
 	n=$(grep -cE "$STEP_RE" "$log" || true)
 	[ "$n" -le "$(cat "$log.steps" 2>/dev/null || echo 0)" ] || echo "$n" >"$log.steps"
+	if [ "$arch" != um ]; then
+		info "built $(cat "$obj/include/config/kernel.release") ($arch) in $((SECONDS - start)) s: ${obj#"$TOP"/}/$(flavour_image "$FLAVOUR")"
+		return 0
+	fi
 	ln -sfn "${obj#"$TOP"/}/linux" "$TOP/linux"
 	ln -sfn "${obj#"$TOP"/}/vmlinux" "$TOP/vmlinux"
 	echo "$FLAVOUR" >"$BUILD/LAST_FLAVOUR"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Make build/obj-FLAVOUR/.config: merge configs/ fragments onto the UML
-# x86_64 defconfig with the kernel's merge_config.sh, then check that every
+# x86_64 defconfig (run, test, bench) or onto allnoconfig (smp, an x86_64
+# kernel for QEMU) with the kernel's merge_config.sh, then check that every
 # option a fragment asks for survived olddefconfig.
-# Usage: scripts/config.sh FLAVOUR   (run | test | bench)
+# Usage: scripts/config.sh FLAVOUR   (run | test | bench | smp)
 . "$(dirname "$0")/lib.sh"
 
 CONFIGS=${CONFIGS:-$TOP/configs}
@@ -27,7 +28,7 @@ check_fragment() {
 explain_option() {
 	local sym=${1#CONFIG_}
 	if grep -rqs --include='Kconfig*' -E "^(menu)?config $sym\$" "$SRC"; then
-		echo "its dependencies are not met on ARCH=um (see: make -C $SRC ARCH=um O=$OBJ menuconfig, search $sym)"
+		echo "its dependencies are not met on ARCH=$ARCH (see: make -C $SRC ARCH=$ARCH O=$OBJ menuconfig, search $sym)"
 	else
 		echo "no such option in this kernel (many options do not exist on UML)"
 	fi
@@ -35,24 +36,34 @@ explain_option() {
 
 main() {
 	local flavour=${1:?usage: config.sh FLAVOUR}
-	local frags=() f inputs bad=0 log
+	local frags=() f inputs bad=0 log base merge_base=()
 	OBJ=$(obj_dir "$flavour")
+	ARCH=$(flavour_arch "$flavour")
+	base=$(flavour_base "$flavour")
 	for f in $(flavour_fragments "$flavour"); do
 		[ -f "$CONFIGS/$f.config" ] || die "config fragment $CONFIGS/$f.config is missing"
 		frags+=("$CONFIGS/$f.config")
 	done
 	mkdir -p "$OBJ"
-	inputs=$(cat "$SRC/arch/um/configs/x86_64_defconfig" "${frags[@]}" | sha256sum | cut -d' ' -f1)
+	if [ "$base" = allnoconfig ]; then
+		# -n: merge_config.sh runs allnoconfig with the fragments as
+		# KCONFIG_ALLCONFIG, so what no fragment names is off.
+		merge_base=(-n)
+		inputs=$( { echo "$ARCH $base"; cat "${frags[@]}"; } | sha256sum | cut -d' ' -f1)
+	else
+		merge_base=(-m "$base")
+		inputs=$( { echo "$ARCH"; cat "$SRC/$base" "${frags[@]}"; } | sha256sum | cut -d' ' -f1)
+	fi
 	if [ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.config-inputs" 2>/dev/null)" = "$inputs" ]; then
 		info "config for '$flavour' is up to date ($OBJ/.config)"
 		return 0
 	fi
-	stage "configuring '$flavour' from ${frags[*]#"$TOP"/}"
+	stage "configuring '$flavour' (ARCH=$ARCH) from $base and ${frags[*]#"$TOP"/}"
 	log=$LOGS/config-$flavour.log
-	(cd "$SRC" && ARCH=um run_logged "$log" scripts/kconfig/merge_config.sh -m -O "$OBJ" \
-		arch/um/configs/x86_64_defconfig "${frags[@]}") ||
+	(cd "$SRC" && ARCH=$ARCH run_logged "$log" scripts/kconfig/merge_config.sh "${merge_base[0]}" -O "$OBJ" \
+		"${merge_base[@]:1}" "${frags[@]}") ||
 		die "merge_config.sh failed" "see $log"
-	run_logged "$log.olddefconfig" make -C "$SRC" ARCH=um O="$OBJ" olddefconfig ||
+	run_logged "$log.olddefconfig" make -C "$SRC" ARCH="$ARCH" O="$OBJ" olddefconfig ||
 		die "make olddefconfig failed" "see $log.olddefconfig"
 	for f in "${frags[@]}"; do
 		while IFS=$'\t' read -r name want got; do

@@ -16,6 +16,8 @@ PACKAGES=(
 	gdb # make debug: gdb with Python, for the kernel's lx- commands
 	uml-utilities # uml_mconsole: the mconsole commands from the host
 	dwarves gnuplot-nox # make bench: pahole on vmlinux, the latency plot
+	qemu-system-x86 # make smp-test: the x86_64 kernel on 4 vCPUs
+	libelf-dev # objtool, which the x86_64 kernel of make smp-test needs
 )
 
 missing=()

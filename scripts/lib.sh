@@ -84,13 +84,40 @@ check_tempdir() {
 	esac
 }
 
-# Flavours: which config fragments make up each build.
+# Flavours: which config fragments make up each build.  run, test and
+# bench are UML; smp is x86_64, booted under QEMU by make smp-test.
 flavour_fragments() {
 	case $1 in
 	run)   echo "base" ;;
 	test)  echo "base debug" ;;
 	bench) echo "base bench" ;;
-	*) die "unknown flavour '$1'" "use one of: run test bench" ;;
+	smp)   echo "smp" ;;
+	*) die "unknown flavour '$1'" "use one of: run test bench smp" ;;
+	esac
+}
+
+# The kernel's ARCH= for a flavour.
+flavour_arch() {
+	case $1 in
+	smp) echo x86_64 ;;
+	*) echo um ;;
+	esac
+}
+
+# What the fragments are merged onto: a defconfig file in the kernel tree,
+# or "allnoconfig" (everything off; the fragment names all it needs).
+flavour_base() {
+	case $(flavour_arch "$1") in
+	um) echo arch/um/configs/x86_64_defconfig ;;
+	*) echo allnoconfig ;;
+	esac
+}
+
+# The file a flavour boots, relative to its object dir.
+flavour_image() {
+	case $(flavour_arch "$1") in
+	um) echo linux ;;
+	*) echo arch/x86/boot/bzImage ;;
 	esac
 }
 
@@ -181,4 +208,23 @@ draw_timeline() {
 	[ -s "$out/timeline.png" ] || die "gnuplot wrote no $out/timeline.png" "see $out/timeline.gp"
 	info "timeline picture: ${out#"$TOP"/}/timeline.png"
 	info "timeline data:    ${out#"$TOP"/}/timeline.dat"
+}
+
+# qemu_cmd BZIMAGE INITRD MEM APPEND: print, one word a line, the QEMU
+# command that boots an x86_64 flavour (make smp-test) with SMP_CPUS vCPUs
+# (default 4): KVM when /dev/kvm is usable, else TCG with one host thread
+# per vCPU.  The serial console is on stdio; -no-reboot makes the guest's
+# poweroff, reboot or panic end QEMU.
+qemu_cmd() {
+	local kernel=$1 initrd=$2 mem=$3 append=$4 accel
+	command -v qemu-system-x86_64 >/dev/null ||
+		die "qemu-system-x86_64 is not installed" "run: make deps (package qemu-system-x86)"
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		accel=(-accel kvm -cpu host)
+	else
+		accel=(-accel tcg,thread=multi -cpu max)
+	fi
+	printf '%s\n' qemu-system-x86_64 "${accel[@]}" -smp "${SMP_CPUS:-4}" -m "$mem" \
+		-nodefaults -display none -serial stdio -no-reboot \
+		-kernel "$kernel" -initrd "$initrd" -append "$append"
 }
