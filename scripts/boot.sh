@@ -4,6 +4,9 @@
 # The console goes to stdout (never stdin, which CI cannot poll) and, in
 # full, to build/logs/.  A wall-clock timeout kills the whole UML process
 # group; afterwards no UML host process may be left behind.
+# The smp flavour is an x86_64 bzImage: it boots the same way under
+# qemu-system-x86_64 (-smp $SMP_CPUS, default 4; KVM when /dev/kvm is
+# usable, else multi-threaded TCG), with the console on its serial port.
 #
 # Usage: scripts/boot.sh [--flavour F] [--job JOB] [--timeout S] [--mem M]
 #                        [--show all|guest|none] [--log FILE] [--wrap PROG]
@@ -33,9 +36,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-linux=$(obj_dir "$flavour")/linux
+arch=$(flavour_arch "$flavour")
+linux=$(obj_dir "$flavour")/$(flavour_image "$flavour")
 initrd=$BUILD/initramfs.cpio
-[ -x "$linux" ] || die "no kernel at $linux" "build it first: make build FLAVOUR=$flavour"
+[ -f "$linux" ] || die "no kernel at $linux" "build it first: make build FLAVOUR=$flavour"
 [ -f "$initrd" ] || die "no initramfs at $initrd" "build it first: make initramfs"
 [ -n "$log" ] || log=$LOGS/boot-$job-$(date +%Y%m%d-%H%M%S).log
 
@@ -43,14 +47,20 @@ initrd=$BUILD/initramfs.cpio
 leftovers() { pgrep -g "$1" 2>/dev/null || true; }
 
 case $show in all | guest | none) ;; *) die "--show takes all, guest or none, not '$show'" ;; esac
-check_tempdir
 mkdir -p "$BUILD/uml"
 umid=todo-$job-$$
-args=(mem="$mem" initrd="$initrd" uml_dir="$BUILD/uml" umid="$umid"
-	con=null ssl=null con0=fd:0,fd:1 guest="$job" "${extra[@]}")
+if [ "$arch" = um ]; then
+	check_tempdir
+	cmd=("$linux" mem="$mem" initrd="$initrd" uml_dir="$BUILD/uml" umid="$umid"
+		con=null ssl=null con0=fd:0,fd:1 guest="$job" "${extra[@]}")
+else
+	# panic=-1 with -no-reboot: a panic ends QEMU at once, as it ends UML.
+	qemu_cmd "$linux" "$initrd" "$mem" "console=ttyS0 panic=-1 guest=$job ${extra[*]}"
+	cmd=("${QEMU_CMD[@]}")
+fi
 
 info "booting $flavour kernel, job '$job', timeout ${timeout}s, console log ${log#"$TOP"/}"
-show_cmd "${wrap[@]}" "$linux" "${args[@]}"
+show_cmd "${wrap[@]}" "${cmd[@]}"
 # UML polls its console fds, and epoll refuses regular files: the console
 # goes through a FIFO to a writer that also drops the CRs of the tty layer.
 fifo=$BUILD/uml/$umid.console
@@ -69,7 +79,7 @@ exec {hold}<>"$input"
 # A background child of a script is not a process-group leader, so setsid
 # does not fork: $! is the kernel's pid (or the --wrap program's) and the id
 # of its own process group.
-setsid "${wrap[@]}" "$linux" "${args[@]}" <"$input" >"$fifo" 2>&1 {hold}>&- &
+setsid "${wrap[@]}" "${cmd[@]}" <"$input" >"$fifo" 2>&1 {hold}>&- &
 pid=$!
 
 # The viewer follows the writer, which ends only once the console is drained.
@@ -82,9 +92,17 @@ guest)
 	viewer=$! ;;
 esac
 
+# Without ACPI tables the x86_64 guest cannot power off: poweroff -f halts
+# it instead ("System halted"), and QEMU would wait for the timeout.
+halted() { [ "$arch" != um ] && grep -q "^$EXIT_TAG" "$log" && grep -q 'System halted' "$log"; }
+
 timed_out=0
 deadline=$((SECONDS + timeout))
 while kill -0 "$pid" 2>/dev/null; do
+	if halted; then
+		kill -TERM -- "-$pid" 2>/dev/null || true
+		break
+	fi
 	if [ "$SECONDS" -ge "$deadline" ]; then
 		timed_out=1
 		kill -TERM -- "-$pid" 2>/dev/null || true
@@ -107,7 +125,7 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 done
 left=$(leftovers "$pid")
 if [ -n "$left" ]; then
-	printf '[%s] error: UML left host processes behind: %s\n' "$(ts)" "$(echo $left)" >&2
+	printf '[%s] error: the kernel (%s) left host processes behind: %s\n' "$(ts)" "$arch" "$(echo $left)" >&2
 	kill -KILL -- "-$pid" 2>/dev/null || true
 	exit 126
 fi
@@ -129,7 +147,7 @@ if [ -z "$status" ]; then
 	last_lines 30
 	if grep -q 'Kernel panic' "$log"; then
 		printf '  the kernel panicked; decode the trace with:\n  %s\n' \
-			"$SRC/scripts/decode_stacktrace.sh $(obj_dir "$flavour")/vmlinux $SRC < $log" >&2
+			"$SRC/scripts/decode_stacktrace.sh $(obj_dir "$flavour")/vmlinux $SRC $(obj_dir "$flavour") < $log" >&2
 	fi
 	exit 125
 fi
