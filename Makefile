@@ -2,20 +2,21 @@
 #   make run            build the run flavour, boot ./linux, show the guest
 #   make test           build the debug flavour, run every test, print totals
 #   make stress         the same for the freezer stress only, CYCLES=1000
+#   make smp-test       the series on 4 vCPUs: x86_64 under QEMU, KCSAN + lockdep
 #   make bench          todo vs classic freeze/thaw latency, SIZES= REPS=
 #   make trace          host syscalls of ./linux in and out of a freeze (strace)
 #   make demo           narrated freeze/thaw of four workloads, both freezers,
 #                       and their timeline picture
 #   make debug          gdb on ./vmlinux, breakpoints on the todo freeze path
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
-# check-patches.  FLAVOUR=run|test|bench picks the config fragments.
+# check-patches.  FLAVOUR=run|test|bench|smp picks the config fragments.
 
 FLAVOUR ?= run
 JOB ?= run
 CYCLES ?= 1000
 S := scripts
 
-.PHONY: run test stress bench trace demo debug deps source config build initramfs boot parse refresh \
+.PHONY: run test stress smp-test bench trace demo debug deps source config build initramfs boot parse refresh \
 	check-patches clean distclean help
 
 run:
@@ -28,6 +29,17 @@ test:
 # builds what is needed as make test does.  TIMEOUT= overrides its limit.
 stress:
 	@STRESS_CYCLES=$(CYCLES) $(if $(TIMEOUT),STRESS_TIMEOUT=$(TIMEOUT)) $(S)/test.sh 50-stress
+
+# The series on more than one CPU (tests/host/smp-full.sh): build the smp
+# flavour (configs/smp.config: x86_64, KCSAN + lockdep) and boot it under
+# qemu-system-x86_64 with 4 vCPUs (SMP_CPUS=), KVM if /dev/kvm is usable,
+# else multi-threaded TCG.  KUnit, task_todo, freeze_scenarios on both
+# freezers, freeze_bugs, the SMP hammer (HAMMER=200 cycles per freezer)
+# and CYCLES freeze/thaw cycles under churn spread over all CPUs.
+# TIMEOUT= overrides its limit.
+smp-test:
+	@TEST_FLAVOUR=smp SMP_CYCLES=$(CYCLES) $(if $(HAMMER),SMP_HAMMER_CYCLES=$(HAMMER)) \
+		$(if $(TIMEOUT),SMP_TIMEOUT=$(TIMEOUT)) $(S)/test.sh smp-full
 
 # Freeze/thaw latency per task kind, todo vs classic in one boot of the
 # bench flavour (scripts/bench.sh): SIZES=10,100,1000,4000 REPS=7, also

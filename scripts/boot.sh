@@ -55,7 +55,10 @@ if [ "$arch" = um ]; then
 		con=null ssl=null con0=fd:0,fd:1 guest="$job" "${extra[@]}")
 else
 	# panic=-1 with -no-reboot: a panic ends QEMU at once, as it ends UML.
-	qemu_cmd "$linux" "$initrd" "$mem" "console=ttyS0 panic=-1 guest=$job ${extra[*]}"
+	# KUnit and KCSAN from boot (configs/smp.config says why not by config);
+	# a later kunit.enable=0 in the extra arguments wins.
+	qemu_cmd "$linux" "$initrd" "$mem" \
+		"console=ttyS0 panic=-1 kunit.enable=1 kcsan.early_enable=1 guest=$job ${extra[*]}"
 	cmd=("${QEMU_CMD[@]}")
 fi
 

@@ -210,7 +210,7 @@ draw_timeline() {
 	info "timeline data:    ${out#"$TOP"/}/timeline.dat"
 }
 
-# qemu_cmd BZIMAGE INITRD MEM APPEND: print, one word a line, the QEMU
+# qemu_cmd BZIMAGE INITRD MEM APPEND: set the array QEMU_CMD to the QEMU
 # command that boots an x86_64 flavour (make smp-test) with SMP_CPUS vCPUs
 # (default 4): KVM when /dev/kvm is usable, else TCG with one host thread
 # per vCPU.  The serial console is on stdio; -no-reboot makes the guest's
@@ -224,7 +224,7 @@ qemu_cmd() {
 	else
 		accel=(-accel tcg,thread=multi -cpu max)
 	fi
-	printf '%s\n' qemu-system-x86_64 "${accel[@]}" -smp "${SMP_CPUS:-4}" -m "$mem" \
-		-nodefaults -display none -serial stdio -no-reboot \
-		-kernel "$kernel" -initrd "$initrd" -append "$append"
+	QEMU_CMD=(qemu-system-x86_64 "${accel[@]}" -smp "${SMP_CPUS:-4}" -m "$mem"
+		-nodefaults -display none -serial stdio -no-reboot
+		-kernel "$kernel" -initrd "$initrd" -append "$append")
 }

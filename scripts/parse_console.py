@@ -28,6 +28,88 @@ SPLAT_RE = re.compile(r'(BUG: |WARNING: |Kernel panic|KASAN|UBSAN|'
                       r'suspicious RCU usage|Oops)')
 
 
+# KCSAN and lockdep reports (--classify-reports, the SMP kernel): the first
+# line of a report, and the frames that place it.
+REPORT_RE = re.compile(r'(BUG: KCSAN: .*|WARNING: possible circular locking dependency detected|'
+                       r'WARNING: possible recursive locking detected|'
+                       r'WARNING: inconsistent lock state|'
+                       r'WARNING: possible irq lock inversion dependency detected|'
+                       r'WARNING: bad unlock balance detected!|'
+                       r'WARNING: lock held when returning to user space!|'
+                       r'WARNING: suspicious RCU usage|'
+                       r'BUG: sleeping function called from invalid context|'
+                       r'WARNING: .*held lock freed!)')
+FRAME_RE = re.compile(r'^\s*(?:\[[^]]*\]\s*)?\??\s*([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+')
+# Functions of the todo list and of both freezers (kernel/task_todo*.c,
+# kernel/freezer.c, kernel/power/process.c, the cgroup freezers).
+SERIES_FN_RE = re.compile(r'^(task_todo\w*|__try_task_todo|try_task_todo|exit_task_todo|todo_\w+|'
+                          r'\w*freez\w*|__refrigerator|\w*thaw\w*|frozen\w*)$')
+# How many frames of each stack place a KCSAN report (the rest is callers).
+KCSAN_TOP_FRAMES = 4
+
+
+def report_blocks(lines):
+    """Split out each KCSAN or lockdep report: (first line, its lines, and
+    the index range).  A report ends at KCSAN's closing ==== line, at the
+    end of the stack dump (</TASK>), or after 120 lines."""
+    blocks, i = [], 0
+    while i < len(lines):
+        m = REPORT_RE.search(lines[i])
+        if not m or lines[i].startswith('#'):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and j - i < 120:
+            if lines[j].lstrip().startswith('====') or '</TASK>' in lines[j]:
+                if 'KCSAN' not in m.group(1) or lines[j].lstrip().startswith('===='):
+                    j += 1
+                    break
+            j += 1
+        blocks.append((m.group(1), lines[i:j], (i, j)))
+        i = j
+    return blocks
+
+
+def report_frames(title, block):
+    """The functions that place a report: for KCSAN the two named in the
+    title and the top frames of each access; for lockdep every frame."""
+    if title.startswith('BUG: KCSAN:'):
+        names = re.findall(r'[A-Za-z_][\w.]*', title.split(' in ', 1)[-1])
+        top = 0
+        for line in block[1:]:
+            if re.search(r'(read|write|\(marked\)).* by (task|interrupt)', line):
+                top = KCSAN_TOP_FRAMES
+                continue
+            m = FRAME_RE.match(line)
+            if m and top:
+                names.append(m.group(1))
+                top -= 1
+        return names
+    return [m.group(1) for m in map(FRAME_RE.match, block) if m]
+
+
+def classify_reports(lines):
+    """KCSAN and lockdep reports: those in the todo list or freezer code fail;
+    the others are listed with where they are, and left out of splats()."""
+    ours, theirs, skip = [], [], set()
+    for title, block, (i, j) in report_blocks(lines):
+        names = report_frames(title, block)
+        base = [n.split('.')[0] for n in names]
+        hit = sorted({n for n in base if SERIES_FN_RE.match(n)})
+        where = ', '.join(dict.fromkeys(base[:6])) or 'no frames'
+        if hit:
+            ours.append('%s [series: %s] at %s' % (title, ' '.join(hit), where))
+        else:
+            theirs.append('%s at %s' % (title, where))
+            skip.update(range(i, j))
+    result(not ours, 'kernel: no KCSAN or lockdep report in the todo list or freezer code',
+           diag=ours[:20])
+    uniq = list(dict.fromkeys(theirs))
+    result(True, 'kernel: %d KCSAN or lockdep report(s) elsewhere in the kernel (%d distinct), listed'
+           % (len(theirs), len(uniq)), diag=['elsewhere: ' + t for t in uniq[:40]])
+    return skip
+
+
 def result(ok, name, skip=None, diag=()):
     line = '%s - %s' % ('ok' if ok else 'not ok', name)
     if skip is not None:
@@ -104,9 +186,10 @@ def kunit(log, lines, kunit_py):
                skip='' if status == 'SKIP' else None)
 
 
-def splats(lines):
+def splats(lines, skip=()):
     # Lines of the guest programs' own output are not kernel reports.
-    found = [l for l in lines if SPLAT_RE.search(l) and not l.startswith('#')]
+    found = [l for n, l in enumerate(lines)
+             if SPLAT_RE.search(l) and not l.startswith('#') and n not in skip]
     result(not found, 'kernel: no warnings, lockdep, KASAN or hung-task reports',
            diag=found[:20])
 
@@ -119,12 +202,16 @@ def main():
                          'results, or kunit.py takes the guest programs\' TAP for them')
     ap.add_argument('--kunit-py', default=os.path.join(
         os.path.dirname(__file__), '..', 'build', 'src', 'tools', 'testing', 'kunit', 'kunit.py'))
+    ap.add_argument('--classify-reports', action='store_true',
+                    help='fail on KCSAN and lockdep reports in the todo list or freezer '
+                         'code; list the others with their location instead of failing')
     args = ap.parse_args()
     lines = read_log(args.log)
     if not args.no_kunit:
         kunit(os.path.abspath(args.log), lines, os.path.abspath(args.kunit_py))
     guest_programs(lines)
-    splats(lines)
+    skip = classify_reports(lines) if args.classify_reports else set()
+    splats(lines, skip)
 
 
 if __name__ == '__main__':

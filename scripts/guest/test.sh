@@ -4,7 +4,8 @@
 # Last, kmemleak is asked for leaks left by everything that ran.
 # The stress programs (stress_*) are left to the stress job (stress.sh),
 # which the host boots separately; the bench programs (bench_*) to the
-# bench job (bench.sh, "make bench").
+# bench job (bench.sh, "make bench"); the SMP programs (smp_*) to the smp
+# job (smp.sh, "make smp-test").
 . "$(dirname "$0")/lib.sh"
 
 # freeze_scenarios and freeze_compat run once per freezer, as
@@ -17,6 +18,7 @@ for prog in /tests/*; do
 	debug_tools) continue ;; # the debugtools job (debugtools.sh)
 	bench_*) continue ;; # make bench only (scripts/guest/bench.sh)
 	demo_*) continue ;; # make demo only (scripts/guest/demo.sh)
+	smp_*) continue ;; # make smp-test only (scripts/guest/smp.sh)
 	freeze_scenarios | freeze_compat)
 		for freezer in todo classic; do
 			run_prog "${prog##*/}.$freezer" "$prog" "$freezer"

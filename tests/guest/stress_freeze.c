@@ -8,10 +8,13 @@
  * each other in pairs (sigqueue() with sequence numbers, and kill()); each
  * counts its progress in a MAP_SHARED memfd page, which survives exec.
  *
- * Usage: stress_freeze [-n TASKS] [-p PERIOD%] [CYCLES [FREEZER]]
+ * Usage: stress_freeze [-a] [-n TASKS] [-p PERIOD%] [CYCLES [FREEZER]]
  *   CYCLES freeze/thaw cycles (default 100) with FREEZER, "todo" (the
  *   default) or "classic"; TASKS churners (default 200) that sleep
- *   PERIOD% (default 100) of their usual time per iteration.
+ *   PERIOD% (default 100) of their usual time per iteration.  -a spreads
+ *   the churners over all online CPUs (churner i pinned to the i-th CPU,
+ *   round robin, with sched_setaffinity(); make smp-test); what they fork
+ *   inherits the pinning.
  *
  * Results (kselftest TAP): the churners started; every freeze succeeded
  * (the first failure is named with its cycle and errno; the cycles stop
@@ -32,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -83,6 +87,7 @@ static const int period_ms[NR_KINDS] = {
 	[K_THREADS] = 800, [K_SIGNAL] = 800,
 };
 static int period_scale = 100;	/* percent */
+static int spread;		/* -a: churner i on the i-th online CPU */
 
 struct churner {
 	int kind;
@@ -371,6 +376,23 @@ static pid_t start_churner(int idx, int memfd, pid_t parent)
 	if (getppid() != parent)
 		_exit(1);
 	setpgid(0, leader);
+	if (spread) {
+		cpu_set_t online, one;
+		int cpu, n = 0, want;
+
+		if (sched_getaffinity(0, sizeof(online), &online))
+			note_err(c, "sched_getaffinity", errno);
+		want = idx % CPU_COUNT(&online);
+		for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (!CPU_ISSET(cpu, &online) || n++ != want)
+				continue;
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			if (sched_setaffinity(0, sizeof(one), &one))
+				note_err(c, "sched_setaffinity", errno);
+			break;
+		}
+	}
 	snprintf(name, sizeof(name), "sf-%s-%d", kind_name[c->kind], idx);
 	prctl(PR_SET_NAME, name);
 	me = c;
@@ -655,7 +677,7 @@ static void skip_all(const char *why)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-n TASKS] [-p PERIOD%%] [CYCLES [todo|classic]]\n", prog);
+	fprintf(stderr, "usage: %s [-a] [-n TASKS] [-p PERIOD%%] [CYCLES [todo|classic]]\n", prog);
 	exit(2);
 }
 
@@ -680,8 +702,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--exec-churner"))
 		return exec_churner_main(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "n:p:")) != -1) {
-		if (opt == 'n')
+	while ((opt = getopt(argc, argv, "an:p:")) != -1) {
+		if (opt == 'a')
+			spread = 1;
+		else if (opt == 'n')
 			ntasks = atoi(optarg);
 		else if (opt == 'p')
 			period_scale = atoi(optarg);
@@ -697,8 +721,15 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 
 	printf("TAP version 13\n1..%d\n", NR_TESTS);
-	printf("# %d freeze/thaw cycles, %s freezer, pm_test_delay 0, %d churners, periods %d%%\n",
-	       cycles, freezer, ntasks, period_scale);
+	printf("# %d freeze/thaw cycles, %s freezer, pm_test_delay 0, %d churners, periods %d%%%s\n",
+	       cycles, freezer, ntasks, period_scale,
+	       spread ? ", spread over the online CPUs" : "");
+	if (spread) {
+		cpu_set_t online;
+
+		if (!sched_getaffinity(0, sizeof(online), &online))
+			printf("# churner i pinned to online CPU i %% %d\n", CPU_COUNT(&online));
+	}
 	if (access(PM_TEST, W_OK)) {
 		snprintf(why, sizeof(why), "%s not writable: needs CONFIG_PM_DEBUG and root", PM_TEST);
 		skip_all(why);

@@ -30,6 +30,44 @@ scratch() { mktemp -d "$BUILD/test-tmp.XXXXXX"; }
 # matches the extended regex (a CSV header, say).
 header_is() { [ -s "$1" ] && [[ $(head -n 1 "$1") =~ ^$2$ ]]; }
 
+# kunit_suites_ran LOG CONFIG: a KUnit suite CONFIG builds must have
+# reported in LOG, or its results are silently missing from the counts.
+kunit_suites_ran() {
+	local log=$1 config=$2 pair option suite
+	# Pairs of config option and suite.
+	for pair in TASK_TODO_KUNIT_TEST:task_todo TODO_FREEZER_KUNIT_TEST:todo_freezer \
+		MACCESS_KUNIT_TEST:maccess; do
+		option=${pair%%:*} suite=${pair#*:}
+		grep -q "^CONFIG_$option=y" "$config" || continue
+		if grep -Eq "^ *ok [0-9]+ $suite\$" "$log"; then
+			pass "kunit: suite $suite ran and passed"
+		else
+			fail "kunit: suite $suite ran and passed" "$log"
+		fi
+	done
+}
+
+# smp_run LEVEL TIMEOUT LOG [KERNEL-PARAM...]: boot the smp flavour (x86_64
+# under QEMU, SMP_CPUS vCPUs, default 4) with guest job smp at
+# smp_level=LEVEL (scripts/guest/smp.sh) and report, each name prefixed
+# with "smp: ": KUnit, the guest programs, the kernel log (KCSAN and
+# lockdep reports in the series fail, others are listed), that both KUnit
+# suites ran, and that the boot finished.
+smp_run() {
+	local level=$1 timeout=$2 log=$3 rc
+	shift 3
+	"$TOP/scripts/boot.sh" --flavour smp --job smp --mem 1G --timeout "$timeout" \
+		--show none --log "$log" -- smp_level="$level" "$@" >"$log.runner" 2>&1 && rc=0 || rc=$?
+	{
+		python3 "$TOP/scripts/parse_console.py" --classify-reports "$log"
+		kunit_suites_ran "$log" "$(obj_dir smp)/.config"
+		case $rc in
+		0 | 1) ;; # the guest ran its programs; their results are above
+		*) fail "boot finished (runner exit $rc)" "$log.runner" ;;
+		esac
+	} | sed -E 's/^((not )?ok - )/\1smp: /'
+}
+
 # run_guest_job WHAT JOB TIMEOUT LOG [KERNEL-PARAM...]: boot the test kernel
 # with guest job JOB (KUnit off: the guest suite reports it once), report
 # the guest programs' results from LOG, and fail WHAT if the boot itself

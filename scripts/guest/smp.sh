@@ -1,0 +1,32 @@
+#!/bin/sh
+# make smp-test: the series on the x86_64 kernel with 4 vCPUs (KCSAN +
+# lockdep).  KUnit (task_todo, todo_freezer) ran at boot.  smp_level= on
+# the kernel command line picks what follows:
+#   smoke  freeze_scenarios once per freezer (tests/host/*-smp-smoke.sh)
+#   full   (default) also task_todo, freeze_bugs, the SMP hammer on both
+#          freezers (smp_hammer_cycles=, default 200) and smp_cycles=
+#          (default 1000) freeze/thaw cycles of the todo freezer under
+#          churn, the churners spread over all CPUs.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+level=$(cmdline_param smp_level full)
+cycles=$(cmdline_param smp_cycles 1000)
+hammer=$(cmdline_param smp_hammer_cycles 200)
+echo "smp: $(grep -c ^processor /proc/cpuinfo) CPUs online, level $level"
+
+# Both freezers, then the todo freezer, the default, is selected again.
+for freezer in todo classic; do
+	run_prog "freeze_scenarios.$freezer" /tests/freeze_scenarios "$freezer"
+done
+echo todo >/sys/power/freezer || rc=1
+[ "$level" = smoke ] && exit "$rc"
+
+run_prog task_todo /tests/task_todo
+run_prog freeze_bugs /tests/freeze_bugs
+for freezer in todo classic; do
+	run_prog "smp_hammer.$freezer" /tests/smp_hammer "$hammer" "$freezer"
+done
+echo todo >/sys/power/freezer || rc=1
+run_prog stress_freeze.spread /tests/stress_freeze -a "$cycles" todo
+exit "$rc"
