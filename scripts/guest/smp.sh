@@ -23,6 +23,26 @@ echo "smp: $(grep -c ^processor /proc/cpuinfo) CPUs online, level $level"
 # freeze_bugs, smp_hammer and the churn run with KCSAN on.
 kcsan() { [ -w /sys/kernel/debug/kcsan ] && echo "$1" >/sys/kernel/debug/kcsan; }
 
+# KCSAN's own counters: it did watch accesses (no report is worth something
+# only then); data_races is what it reported.
+kcsan_watched() {
+	f=/sys/kernel/debug/kcsan
+	echo "TAP version 13"
+	echo "1..1"
+	if [ ! -r $f ]; then
+		echo "ok 1 kcsan.watched_accesses # SKIP no $f (CONFIG_KCSAN)"
+		return 0
+	fi
+	grep -E '^(enabled|setup_watchpoints|data_races|no_capacity):' $f | sed 's/^/# /'
+	n=$(sed -n 's/^setup_watchpoints: *//p' $f)
+	if [ "${n:-0}" -gt 0 ]; then
+		echo "ok 1 kcsan.watched_accesses"
+		return 0
+	fi
+	echo "not ok 1 kcsan.watched_accesses"
+	return 1
+}
+
 # Both freezers, then the todo freezer, the default, is selected again.
 kcsan off
 for freezer in todo classic; do
@@ -30,7 +50,10 @@ for freezer in todo classic; do
 done
 kcsan on
 echo todo >/sys/power/freezer || rc=1
-[ "$level" = smoke ] && exit "$rc"
+if [ "$level" = smoke ]; then
+	run_prog kcsan kcsan_watched
+	exit "$rc"
+fi
 
 run_prog task_todo /tests/task_todo
 run_prog freeze_bugs /tests/freeze_bugs
@@ -39,4 +62,5 @@ for freezer in todo classic; do
 done
 echo todo >/sys/power/freezer || rc=1
 run_prog stress_freeze.spread /tests/stress_freeze -a "$cycles" todo
+run_prog kcsan kcsan_watched
 exit "$rc"
