@@ -58,7 +58,7 @@ else
 	# KUnit and KCSAN from boot (configs/smp.config says why not by config);
 	# a later kunit.enable=0 in the extra arguments wins.
 	qemu_cmd "$linux" "$initrd" "$mem" \
-		"console=ttyS0 panic=-1 kunit.enable=1 kcsan.early_enable=1 guest=$job ${extra[*]}"
+		"console=ttyS0 panic=-1 kunit.enable=1 kcsan.early_enable=1 $(guest_lpj "$(obj_dir "$flavour")/.config") guest=$job ${extra[*]}"
 	cmd=("${QEMU_CMD[@]}")
 fi
 

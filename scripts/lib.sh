@@ -210,6 +210,18 @@ draw_timeline() {
 	info "timeline data:    ${out#"$TOP"/}/timeline.dat"
 }
 
+# guest_lpj CONFIG: "lpj=N" for an x86_64 guest of kernel config CONFIG, N
+# the host's TSC cycles per jiffy.  Under TCG the secondary CPUs time their
+# delay loop against jiffies on a busy host, and some came out 5 to 20
+# times short ("calibrate_delay_direct() failed"): pm_test_delay's mdelay()
+# of 2 s then ended after 100 ms.  The guest's TSC is the host's (TCG and
+# KVM), so the host's rate is the right one.  Nothing if it is unknown.
+guest_lpj() {
+	local hz
+	hz=$(sed -n 's/^CONFIG_HZ=//p' "$1" 2>/dev/null)
+	awk -F: -v hz="${hz:-250}" '/^cpu MHz/ { printf "lpj=%d", $2 * 1000000 / hz; exit }' /proc/cpuinfo
+}
+
 # qemu_cmd BZIMAGE INITRD MEM APPEND: set the array QEMU_CMD to the QEMU
 # command that boots an x86_64 flavour (make smp-test) with SMP_CPUS vCPUs
 # (default 4): KVM when /dev/kvm is usable, else TCG with one host thread
