@@ -116,6 +116,25 @@ struct shared {
 static struct shared *sh;	/* for the threads and the signal handler */
 
 
+/*
+ * Keep the calling test and all it starts on the CPU it runs on, as on
+ * UML's one CPU.  For the tests that must catch tasks in passing: on more
+ * than one CPU (make smp-test) those tasks run on the other CPUs and are
+ * gone before the freeze that should catch them begins.  The harness runs
+ * each test in its own process, so the pinning ends with the test.
+ */
+static int pin_to_this_cpu(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t one;
+
+	if (cpu < 0)
+		return -errno;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) ? -errno : 0;
+}
+
 /* Still running (not exited): the freeze did not end its blocking call. */
 static int still_running(pid_t pid)
 {
@@ -503,6 +522,8 @@ TEST_F(scen, freeze_right_after_a_thaw_freezes_the_tasks_still_leaving)
 	int i, all, tries, ret[2] = { 0, 0 };
 	struct frozen_by fb;
 
+	/* The thaw-er must run before the threads it woke: one CPU. */
+	ASSERT_EQ(0, pin_to_this_cpu());
 	self->child[0] = fork();
 	ASSERT_GE(self->child[0], 0);
 	if (self->child[0] == 0) {
@@ -1133,6 +1154,8 @@ TEST_F(scen, process_in_exit_group_does_not_fail_the_freeze)
 	const int rounds = sizeof(exit_delay_us) / sizeof(exit_delay_us[0]);
 	long threads;
 
+	/* The freeze must begin before the exiting threads are all gone. */
+	ASSERT_EQ(0, pin_to_this_cpu());
 	ASSERT_EQ(0, setup_pm_test(0));
 	for (round = 0; round < rounds; round++) {
 		sh->threads_ready = 0;
