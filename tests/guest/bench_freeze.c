@@ -85,6 +85,7 @@ static const char *const freezers[2] = { "todo", "classic" };
 /* Shared with the workload (MAP_SHARED, mapped before fork). */
 struct shared {
 	int started;		/* tasks past their setup */
+	int slots;		/* the threads kind: tid[] slots taken */
 	int spinning;		/* spinners in their loop */
 	int thread_err;		/* pthread_create() or io_uring_setup() failed */
 	int err;		/* its errno */
@@ -147,9 +148,11 @@ static void setup_freezing(void)
 static void *sleeping_thread(void *arg)
 {
 	struct shared *sh = arg;
-	int i = __atomic_fetch_add(&sh->started, 1, __ATOMIC_SEQ_CST);
+	int i = __atomic_fetch_add(&sh->slots, 1, __ATOMIC_SEQ_CST);
 
+	/* Counted as started only once its tid is there to be read. */
 	sh->tid[i] = gettid();
+	__atomic_fetch_add(&sh->started, 1, __ATOMIC_SEQ_CST);
 	for (;;)
 		pause();
 	return NULL;
@@ -338,7 +341,7 @@ static int freeze_cgroup(struct workload *w)
 static int start(struct workload *w, enum kind kind, int n)
 {
 	int go[2] = { -1, -1 }, data[2] = { -1, -1 };
-	long long t0 = now_ns();
+	long long t0 = now_ns(), settle;
 	int i;
 
 	memset(w, 0, sizeof(*w));
@@ -381,10 +384,18 @@ static int start(struct workload *w, enum kind kind, int n)
 			       w->sh->started, w->sh->thread_err ? strerror(w->sh->err) : "stalled");
 			return -1;
 		}
-		w->nr_tasks = threads_named(w->leader, "iou-sqp-", w->tasks, n);
-		if (w->nr_tasks != n) {
-			printf("BENCH error kind=uring n=%d: %d iou-sqp threads\n", n, w->nr_tasks);
-			return -1;
+		/*
+		 * An SQ thread names itself "iou-sqp-PID" when it first runs,
+		 * which can be after io_uring_setup() returned.
+		 */
+		settle = now_ns() + SETTLE_MS * 1000000LL;
+		while ((w->nr_tasks = threads_named(w->leader, "iou-sqp-", w->tasks, n)) != n) {
+			if (now_ns() > settle) {
+				printf("BENCH error kind=uring n=%d: %d iou-sqp threads after %d ms\n",
+				       n, w->nr_tasks, SETTLE_MS);
+				return -1;
+			}
+			usleep(1000);
 		}
 		w->tasks[w->nr_tasks++] = w->leader;
 		goto confirm;
