@@ -399,7 +399,7 @@ def targets(summ, floor, data, added):
             check(None, 'todo/classic freeze <= 0.9 at N = 1000: N = 1000 not measured')
     else:
         check(None, 'todo/classic freeze <= 1.0: no spinner or interruptible sleeper measured')
-    every_kind_targets(summ, floor, kinds, check)
+    every_kind_targets(summ, floor, kinds, check, data)
     fl = []
     for kind in kinds:
         for n in sizes_of(summ, kind):
@@ -439,9 +439,25 @@ def targets(summ, floor, data, added):
 EVERY_KIND_LIMITS = (('N >= 100', lambda n: n >= 100, 1.0), ('N = 10', lambda n: n == 10, 1.1))
 
 
-def every_kind_targets(summ, floor, kinds, check):
+def classic_against_itself(data, kind, n, what):
+    """The classic freezer's median over its odd reps divided by that over its
+    even reps (they alternate with todo's in the same boot): how far apart two
+    medians of one freezer come out at this point, or None.  Returned as the
+    larger of r and 1/r."""
+    reps = {}
+    for p in data['points']:
+        if (p['kind'], p['n'], p['freezer']) == (kind, n, 'classic'):
+            reps.setdefault(p['rep'] % 2, []).append(p[what + '_ns'])
+    if len(reps) < 2 or not all(reps.values()):
+        return None
+    r = ratio(statistics.median(reps[1]), statistics.median(reps[0]))
+    return max(r, 1 / r) if r else None
+
+
+def every_kind_targets(summ, floor, kinds, check, data):
     """Report through check(): todo/classic medians within the limits, and
-    every point that misses them."""
+    every point that misses them, each with the classic freezer's spread
+    against itself at that point (classic_against_itself())."""
     for what in ('freeze', 'thaw'):
         for label, chosen, limit in EVERY_KIND_LIMITS:
             pts = [(ratios(summ, floor, k, n)['classic_' + what], k, n)
@@ -455,7 +471,13 @@ def every_kind_targets(summ, floor, kinds, check):
             missed = sorted((p for p in pts if p[0] > limit), reverse=True)
             check(not missed, '%s: worst %.2f (%s n=%d)%s' % (
                 text, r, k, n, '; missed at ' + ', '.join(
-                    '%s n=%d %.2f' % (mk, mn, mr) for mr, mk, mn in missed) if missed else ''))
+                    '%s n=%d %.2f%s' % (mk, mn, mr, spread(data, mk, mn, what))
+                    for mr, mk, mn in missed) if missed else ''))
+
+
+def spread(data, kind, n, what):
+    s = classic_against_itself(data, kind, n, what)
+    return ' (classic/classic %.2f)' % s if s is not None else ''
 
 
 def plot(out, summ, floor):
