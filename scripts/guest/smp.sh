@@ -27,12 +27,7 @@ kcsan() { [ -w /sys/kernel/debug/kcsan ] && echo "$1" >/sys/kernel/debug/kcsan; 
 # only then); data_races is what it reported.
 kcsan_watched() {
 	f=/sys/kernel/debug/kcsan
-	echo "TAP version 13"
-	echo "1..1"
-	if [ ! -r $f ]; then
-		echo "ok 1 kcsan.watched_accesses # SKIP no $f (CONFIG_KCSAN)"
-		return 0
-	fi
+	tap_single kcsan.watched_accesses "$f" CONFIG_KCSAN || return 0
 	grep -E '^(enabled|setup_watchpoints|data_races|no_capacity):' $f | sed 's/^/# /'
 	n=$(sed -n 's/^setup_watchpoints: *//p' $f)
 	if [ "${n:-0}" -gt 0 ]; then
