@@ -1,5 +1,6 @@
 # Front door.  Every target is a script in scripts/ that also runs alone.
-#   make run            build the run flavour, boot ./linux, show the guest
+#   make run            build the run flavour, boot ./linux: a guest shell on a
+#                       terminal, else a scripted look at the guest
 #   make test           build the debug flavour, run every test, print totals
 #   make stress         the same for the freezer stress only, CYCLES=1000
 #   make smp-test       the series on 4 vCPUs: x86_64 under QEMU, KCSAN + lockdep

@@ -37,4 +37,21 @@ if mkdir -p "$tmp/noexec" && mount -t tmpfs -o noexec,size=1m tmpfs "$tmp/noexec
 else
 	skip "$name" "cannot mount a tmpfs here (needs root)"
 fi
+# make run on a terminal leaves the user at a guest shell (script(1) gives
+# it a pseudo-terminal): the hint is shown, typed commands run, exit
+# powers the guest off.
+name="boot: make run on a terminal gives a guest shell with the freeze hint"
+# The typed lines wait in the terminal's input queue until the guest shell
+# reads them; the feeder stays open so that script(1) sees no end of input.
+timeout 300 script -qfec "FLAVOUR=$TEST_FLAVOUR $TOP/scripts/run.sh" /dev/null \
+	< <(sleep 5; printf 'echo marker-$((6 * 7))\nexit\n'; exec sleep 300) \
+	>"$tmp/shell" 2>&1 && rc=0 || rc=$?
+kill "$!" 2>/dev/null || true
+tr -d '\r' <"$tmp/shell" >"$tmp/shell.txt"
+if [ "$rc" -eq 0 ]; then
+	expect "$name" "$tmp/shell.txt" "with a shell on this terminal" \
+		"guest: to freeze user space" "^marker-42\$" "reboot: (Power down|System halted)"
+else
+	fail "$name (exit $rc)" "$tmp/shell.txt"
+fi
 rm -rf "$tmp"
