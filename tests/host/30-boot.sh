@@ -41,12 +41,25 @@ fi
 # it a pseudo-terminal): the hint is shown, typed commands run, exit
 # powers the guest off.
 name="boot: make run on a terminal gives a guest shell with the freeze hint"
-# The typed lines wait in the terminal's input queue until the guest shell
-# reads them; the feeder stays open so that script(1) sees no end of input.
+# The lines are typed once the shell is up (busybox's line editing drops
+# what came before it), from a feeder that stays open so that script(1)
+# sees no end of input until the guest is gone.
+feeder() {
+	local i
+	echo "$BASHPID" >"$tmp/feeder.pid"
+	for i in $(seq 600); do
+		grep -q '^/ # ' "$tmp/shell" 2>/dev/null && break
+		sleep 0.5
+	done
+	sleep 1
+	printf 'echo marker-$((6 * 7))\n'
+	sleep 2
+	printf 'exit\n'
+	exec sleep 300
+}
 timeout 300 script -qfec "FLAVOUR=$TEST_FLAVOUR $TOP/scripts/run.sh" /dev/null \
-	< <(sleep 5; printf 'echo marker-$((6 * 7))\nexit\n'; exec sleep 300) \
-	>"$tmp/shell" 2>&1 && rc=0 || rc=$?
-kill "$!" 2>/dev/null || true
+	< <(feeder) >"$tmp/shell" 2>&1 && rc=0 || rc=$?
+kill "$(cat "$tmp/feeder.pid" 2>/dev/null)" 2>/dev/null || true
 tr -d '\r' <"$tmp/shell" >"$tmp/shell.txt"
 if [ "$rc" -eq 0 ]; then
 	expect "$name" "$tmp/shell.txt" "with a shell on this terminal" \
