@@ -57,82 +57,110 @@ else
 	# panic=-1 with -no-reboot: a panic ends QEMU at once, as it ends UML.
 	# KUnit and KCSAN from boot (configs/smp.config says why not by config);
 	# a later kunit.enable=0 in the extra arguments wins.
-	qemu_cmd "$linux" "$initrd" "$mem" \
-		"console=ttyS0 panic=-1 kunit.enable=1 kcsan.early_enable=1 $(guest_lpj "$(obj_dir "$flavour")/.config") guest=$job ${extra[*]}"
+	qemu_args=("$linux" "$initrd" "$mem"
+		"console=ttyS0 panic=-1 kunit.enable=1 kcsan.early_enable=1 $(guest_lpj "$(obj_dir "$flavour")/.config") guest=$job ${extra[*]}")
+	qemu_cmd "${qemu_args[@]}"
 	cmd=("${QEMU_CMD[@]}")
 fi
 
-info "booting $flavour kernel, job '$job', timeout ${timeout}s, console log ${log#"$TOP"/}"
-show_cmd "${wrap[@]}" "${cmd[@]}"
-# UML polls its console fds, and epoll refuses regular files: the console
-# goes through a FIFO to a writer that also drops the CRs of the tty layer.
-fifo=$BUILD/uml/$umid.console
-rm -f "$fifo"
-mkfifo "$fifo"
-: >"$log"
-stdbuf -oL tr -d '\r' <"$fifo" >"$log" & # line by line: tests read it live
-writer=$!
-# Console input: UML adds its input fd to epoll, which refuses /dev/null and
-# regular files (and CI's stdin).  Give it a FIFO that this script holds
-# open for writing, so it is pollable and never hits end-of-file.
-input=$BUILD/uml/$umid.input
-rm -f "$input"
-mkfifo "$input"
-exec {hold}<>"$input"
-# A background child of a script is not a process-group leader, so setsid
-# does not fork: $! is the kernel's pid (or the --wrap program's) and the id
-# of its own process group.
-setsid "${wrap[@]}" "${cmd[@]}" <"$input" >"$fifo" 2>&1 {hold}>&- &
-pid=$!
+# Boot cmd once: console to $log, wait for the end or the timeout, check
+# nothing is left behind.  Sets timed_out and kvm_failed.
+run_kernel() {
+	kvm_failed=0
+	info "booting $flavour kernel, job '$job', timeout ${timeout}s, console log ${log#"$TOP"/}"
+	show_cmd "${wrap[@]}" "${cmd[@]}"
+	# UML polls its console fds, and epoll refuses regular files: the console
+	# goes through a FIFO to a writer that also drops the CRs of the tty layer.
+	fifo=$BUILD/uml/$umid.console
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	: >"$log"
+	stdbuf -oL tr -d '\r' <"$fifo" >"$log" & # line by line: tests read it live
+	writer=$!
+	# Console input: UML adds its input fd to epoll, which refuses /dev/null and
+	# regular files (and CI's stdin).  Give it a FIFO that this script holds
+	# open for writing, so it is pollable and never hits end-of-file.
+	input=$BUILD/uml/$umid.input
+	rm -f "$input"
+	mkfifo "$input"
+	exec {hold}<>"$input"
+	# A background child of a script is not a process-group leader, so setsid
+	# does not fork: $! is the kernel's pid (or the --wrap program's) and the id
+	# of its own process group.
+	setsid "${wrap[@]}" "${cmd[@]}" <"$input" >"$fifo" 2>&1 {hold}>&- &
+	pid=$!
 
-# The viewer follows the writer, which ends only once the console is drained.
-viewer=""
-case $show in
-all) tail -n +1 -f --pid="$writer" "$log" 2>/dev/null & viewer=$! ;;
-guest)
-	tail -n +1 -f --pid="$writer" "$log" 2>/dev/null |
-		awk -v tag="$INIT_TAG" 'index($0, tag) == 1 { on = 1 } on' &
-	viewer=$! ;;
-esac
+	# The viewer follows the writer, which ends only once the console is drained.
+	viewer=""
+	case $show in
+	all) tail -n +1 -f --pid="$writer" "$log" 2>/dev/null & viewer=$! ;;
+	guest)
+		tail -n +1 -f --pid="$writer" "$log" 2>/dev/null |
+			awk -v tag="$INIT_TAG" 'index($0, tag) == 1 { on = 1 } on' &
+		viewer=$! ;;
+	esac
 
-# Without ACPI tables the x86_64 guest cannot power off: poweroff -f halts
-# it instead ("System halted"), and QEMU would wait for the timeout.
-halted() { [ "$arch" != um ] && grep -q "^$EXIT_TAG" "$log" && grep -q 'System halted' "$log"; }
+	# Without ACPI tables the x86_64 guest cannot power off: poweroff -f halts
+	# it instead ("System halted"), and QEMU would wait for the timeout.
+	halted() { [ "$arch" != um ] && grep -q "^$EXIT_TAG" "$log" && grep -q 'System halted' "$log"; }
+# QEMU stops a guest that KVM cannot run, and waits.
+kvm_broke() { [ "$arch" != um ] && [ "$QEMU_ACCEL" = kvm ] && grep -q '^KVM internal error' "$log"; }
 
-timed_out=0
-deadline=$((SECONDS + timeout))
-while kill -0 "$pid" 2>/dev/null; do
-	if halted; then
-		kill -TERM -- "-$pid" 2>/dev/null || true
-		break
-	fi
-	if [ "$SECONDS" -ge "$deadline" ]; then
-		timed_out=1
-		kill -TERM -- "-$pid" 2>/dev/null || true
-		sleep 2
+	timed_out=0
+	deadline=$((SECONDS + timeout))
+	while kill -0 "$pid" 2>/dev/null; do
+		if halted; then
+			kill -TERM -- "-$pid" 2>/dev/null || true
+			break
+		fi
+		if kvm_broke; then
+			kvm_failed=1
+			kill -TERM -- "-$pid" 2>/dev/null || true
+			break
+		fi
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			timed_out=1
+			kill -TERM -- "-$pid" 2>/dev/null || true
+			sleep 2
+			kill -KILL -- "-$pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.2
+	done
+	wait "$pid" 2>/dev/null || true
+	wait "$writer" 2>/dev/null || true
+	exec {hold}>&-
+	rm -f "$fifo" "$input"
+	[ -n "$viewer" ] && wait "$viewer" 2>/dev/null || true
+
+	# Whatever UML forked must be gone too; give it a moment, then insist.
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -z "$(leftovers "$pid")" ] && break
+		sleep 0.3
+	done
+	left=$(leftovers "$pid")
+	if [ -n "$left" ]; then
+		printf '[%s] error: the kernel (%s) left host processes behind: %s\n' "$(ts)" "$arch" "$(echo $left)" >&2
 		kill -KILL -- "-$pid" 2>/dev/null || true
-		break
+		exit 126
 	fi
-	sleep 0.2
-done
-wait "$pid" 2>/dev/null || true
-wait "$writer" 2>/dev/null || true
-exec {hold}>&-
-rm -f "$fifo" "$input"
-[ -n "$viewer" ] && wait "$viewer" 2>/dev/null || true
+	rm -rf "${BUILD:?}/uml/$umid"
+}
 
-# Whatever UML forked must be gone too; give it a moment, then insist.
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-	[ -z "$(leftovers "$pid")" ] && break
-	sleep 0.3
-done
-left=$(leftovers "$pid")
-if [ -n "$left" ]; then
-	printf '[%s] error: the kernel (%s) left host processes behind: %s\n' "$(ts)" "$arch" "$(echo $left)" >&2
-	kill -KILL -- "-$pid" 2>/dev/null || true
-	exit 126
+run_kernel
+# A host can offer /dev/kvm and still fail the guest (seen under nested
+# virtualisation: "KVM internal error. Suberror: 1 ... emulation failure"
+# on a lock cmpxchg16b, after which QEMU waits with the guest stopped).
+# The job then runs again under TCG; SMP_ACCEL=tcg skips KVM altogether.
+if [ "$kvm_failed" -eq 1 ]; then
+	mv "$log" "$log.kvm"
+	printf '[%s] warning: KVM failed the guest (%s); booting it again with TCG (SMP_ACCEL=tcg skips KVM)\n' \
+		"$(ts)" "$(grep -m1 -E '^KVM internal error|emulation failure' "$log.kvm" | tr -d '\r')" >&2
+	SMP_ACCEL=tcg qemu_cmd "${qemu_args[@]}"
+	cmd=("${QEMU_CMD[@]}")
+	: >"$log"
+	run_kernel
 fi
-rm -rf "${BUILD:?}/uml/$umid"
 
 last_lines() {
 	printf '  last console lines (%s):\n' "${log#"$TOP"/}" >&2

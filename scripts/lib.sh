@@ -225,17 +225,23 @@ guest_lpj() {
 # qemu_cmd BZIMAGE INITRD MEM APPEND: set the array QEMU_CMD to the QEMU
 # command that boots an x86_64 flavour (make smp-test) with SMP_CPUS vCPUs
 # (default 4): KVM when /dev/kvm is usable, else TCG with one host thread
-# per vCPU.  The serial console is on stdio; -no-reboot makes the guest's
-# poweroff, reboot or panic end QEMU.
+# per vCPU; SMP_ACCEL=kvm|tcg chooses, and QEMU_ACCEL says what was chosen.
+# The serial console is on stdio; -no-reboot makes the guest's poweroff,
+# reboot or panic end QEMU.
 qemu_cmd() {
 	local kernel=$1 initrd=$2 mem=$3 append=$4 accel
 	command -v qemu-system-x86_64 >/dev/null ||
 		die "qemu-system-x86_64 is not installed" "run: make deps (package qemu-system-x86)"
-	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-		accel=(-accel kvm -cpu host)
-	else
-		accel=(-accel tcg,thread=multi -cpu max)
+	QEMU_ACCEL=${SMP_ACCEL:-}
+	if [ -z "$QEMU_ACCEL" ]; then
+		QEMU_ACCEL=tcg
+		[ -r /dev/kvm ] && [ -w /dev/kvm ] && QEMU_ACCEL=kvm
 	fi
+	case $QEMU_ACCEL in
+	kvm) accel=(-accel kvm -cpu host) ;;
+	tcg) accel=(-accel tcg,thread=multi -cpu max) ;;
+	*) die "SMP_ACCEL must be kvm or tcg, not '$QEMU_ACCEL'" ;;
+	esac
 	QEMU_CMD=(qemu-system-x86_64 "${accel[@]}" -smp "${SMP_CPUS:-4}" -m "$mem"
 		-nodefaults -display none -serial stdio -no-reboot
 		-kernel "$kernel" -initrd "$initrd" -append "$append")
