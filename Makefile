@@ -2,6 +2,7 @@
 #   make run            build the run flavour, boot ./linux: a guest shell on a
 #                       terminal, else a scripted look at the guest
 #   make test           build the debug flavour, run every test, print totals
+#   make check          the report scripts on saved logs (tests/check/), no kernel
 #   make stress         the same for the freezer stress only, CYCLES=1000
 #   make smp-test       the series on 4 vCPUs: x86_64 under QEMU, KCSAN + lockdep
 #   make bench          todo vs classic freeze/thaw latency, SIZES= REPS=
@@ -17,7 +18,7 @@ JOB ?= run
 CYCLES ?= 1000
 S := scripts
 
-.PHONY: run test stress smp-test bench trace demo debug deps source config build initramfs boot parse refresh \
+.PHONY: run test check stress smp-test bench trace demo debug deps source config build initramfs boot parse refresh \
 	check-patches clean distclean help
 
 run:
@@ -25,6 +26,11 @@ run:
 
 test:
 	@$(S)/test.sh $(TESTS)
+
+# The parsers and report scripts on the saved logs of tests/data/: needs
+# the kernel source (KUnit's parser), not a kernel build.
+check:
+	@$(S)/test.sh --check
 
 # Freezer stress with CYCLES freeze/thaw cycles (tests/host/50-stress.sh);
 # builds what is needed as make test does.  TIMEOUT= overrides its limit.

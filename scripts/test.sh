@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# "make test": build what is needed (the debug flavour and the initramfs),
-# run every host test in tests/host/ (which boot the guest as needed), and
-# end with the line "N passed, N failed, N skipped".
+# "make test": check the report scripts on saved logs (tests/check/, no
+# kernel needed), build what is needed (the debug flavour and the
+# initramfs), run every host test in tests/host/ (which boot the guest as
+# needed), and end with the line "N passed, N failed, N skipped".
 # Usage: scripts/test.sh [TEST...]   (names of tests/host/*.sh; default: all)
+#        scripts/test.sh --check     ("make check": tests/check/ only)
 . "$(dirname "$0")/lib.sh"
 
 export TEST_FLAVOUR=${TEST_FLAVOUR:-test}
@@ -42,43 +44,58 @@ show_timings() {
 	info "took: $line; total $((SECONDS - start)) s"
 }
 
+# run_tests FILE...: run each test script, count and keep its results.
+# Results come back on stdout; a test that dies without reporting anything
+# still counts as a failure.
+run_tests() {
+	local t out=$LOGS/test-current.out
+	for t; do
+		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
+		stage "test ${t#"$TOP"/}"
+		if ! bash "$t" >"$out" 2>&1; then
+			echo "not ok - ${t#"$TOP"/} exited with an error" >>"$out"
+		fi
+		grep -q '^\(not \)\{0,1\}ok - ' "$out" ||
+			echo "not ok - ${t#"$TOP"/} reported no result" >>"$out"
+		count <"$out"
+		cat "$out" >>"$results"
+	done
+}
+
+# The end of every run: timings, totals, and the exit status.
+finish() {
+	info "all results: ${results#"$TOP"/}; console logs: ${LOGS#"$TOP"/}/"
+	show_timings
+	totals
+	[ "$failed" -eq 0 ] || exit 1
+	exit 0
+}
+
 main() {
-	local t name tests=() tests_start
+	local name tests=()
 	start=$SECONDS
 	: >"$results"
-	if ! { timed packages "$TOP/scripts/deps.sh" && timed source "$TOP/scripts/source.sh" &&
-		timed build "$TOP/scripts/build.sh" "$TEST_FLAVOUR" &&
+	if ! { timed packages "$TOP/scripts/deps.sh" && timed source "$TOP/scripts/source.sh"; }; then
+		echo "not ok - build: packages and kernel source" >>"$results"
+		count <<<"not ok - build: packages and kernel source"
+		finish
+	fi
+	# The report scripts on saved logs: seconds, and no kernel needed.
+	timed check run_tests "$TOP"/tests/check/[0-9]*.sh
+	[ "${1:-}" != --check ] || finish
+	if ! { timed build "$TOP/scripts/build.sh" "$TEST_FLAVOUR" &&
 		timed initramfs "$TOP/scripts/initramfs.sh"; }; then
-		echo "not ok - build: kernel '$TEST_FLAVOUR' and initramfs" >"$results"
-		count <"$results"
-		show_timings
-		totals
-		exit 1
+		echo "not ok - build: kernel '$TEST_FLAVOUR' and initramfs" >>"$results"
+		count <<<"not ok - build: kernel '$TEST_FLAVOUR' and initramfs"
+		finish
 	fi
 	if [ $# -gt 0 ]; then
 		for name; do tests+=("$TOP/tests/host/$name.sh"); done
 	else
 		tests=("$TOP"/tests/host/[0-9]*.sh)
 	fi
-	tests_start=$SECONDS
-	for t in "${tests[@]}"; do
-		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
-		stage "test ${t#"$TOP"/}"
-		# Results come back on stdout; a test that dies without reporting
-		# anything still counts as a failure.
-		if ! bash "$t" >"$LOGS/test-current.out" 2>&1; then
-			echo "not ok - ${t#"$TOP"/} exited with an error" >>"$LOGS/test-current.out"
-		fi
-		grep -q '^\(not \)\{0,1\}ok - ' "$LOGS/test-current.out" ||
-			echo "not ok - ${t#"$TOP"/} reported no result" >>"$LOGS/test-current.out"
-		count <"$LOGS/test-current.out"
-		cat "$LOGS/test-current.out" >>"$results"
-	done
-	timings+=("tests $((SECONDS - tests_start)) s")
-	info "all results: ${results#"$TOP"/}; console logs: ${LOGS#"$TOP"/}/"
-	show_timings
-	totals
-	[ "$failed" -eq 0 ]
+	timed tests run_tests "${tests[@]}"
+	finish
 }
 
 main "$@"
