@@ -103,11 +103,17 @@ run_kernel() {
 	# Without ACPI tables the x86_64 guest cannot power off: poweroff -f halts
 	# it instead ("System halted"), and QEMU would wait for the timeout.
 	halted() { [ "$arch" != um ] && grep -q "^$EXIT_TAG" "$log" && grep -q 'System halted' "$log"; }
-# QEMU stops a guest that KVM cannot run, and waits.
-kvm_broke() { [ "$arch" != um ] && [ "$QEMU_ACCEL" = kvm ] && grep -q '^KVM internal error' "$log"; }
+	# QEMU stops a guest that KVM cannot run, and waits; before that the
+	# kernel had printed nothing for minutes.  Under a working KVM its
+	# banner comes within a second, so 30 s of silence count as a failure.
+	kvm_broke() {
+		{ [ "$arch" != um ] && [ "$QEMU_ACCEL" = kvm ]; } || return 1
+		grep -q '^KVM internal error' "$log" && return 0
+		[ "$SECONDS" -ge "$kvm_silent_by" ] && ! grep -q '^Linux version' "$log"
+	}
 
 	timed_out=0
-	deadline=$((SECONDS + timeout))
+	deadline=$((SECONDS + timeout)) kvm_silent_by=$((SECONDS + 30))
 	while kill -0 "$pid" 2>/dev/null; do
 		if halted; then
 			kill -TERM -- "-$pid" 2>/dev/null || true
@@ -149,13 +155,15 @@ kvm_broke() { [ "$arch" != um ] && [ "$QEMU_ACCEL" = kvm ] && grep -q '^KVM inte
 
 run_kernel
 # A host can offer /dev/kvm and still fail the guest (seen under nested
-# virtualisation: "KVM internal error. Suberror: 1 ... emulation failure"
-# on a lock cmpxchg16b, after which QEMU waits with the guest stopped).
-# The job then runs again under TCG; SMP_ACCEL=tcg skips KVM altogether.
+# virtualisation: no console output for minutes, then "KVM internal error.
+# Suberror: 1 ... emulation failure" on a lock cmpxchg16b, after which QEMU
+# waits with the guest stopped).  The job then runs again under TCG;
+# SMP_ACCEL=tcg skips KVM altogether.
 if [ "$kvm_failed" -eq 1 ]; then
 	mv "$log" "$log.kvm"
+	why=$(grep -m1 '^KVM internal error' "$log.kvm" | tr -d '\r' || true)
 	printf '[%s] warning: KVM failed the guest (%s); booting it again with TCG (SMP_ACCEL=tcg skips KVM)\n' \
-		"$(ts)" "$(grep -m1 -E '^KVM internal error|emulation failure' "$log.kvm" | tr -d '\r')" >&2
+		"$(ts)" "${why:-no console output in 30 s}" >&2
 	SMP_ACCEL=tcg qemu_cmd "${qemu_args[@]}"
 	cmd=("${QEMU_CMD[@]}")
 	: >"$log"
