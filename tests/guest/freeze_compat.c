@@ -23,7 +23,7 @@
  *  4. cgroup v1 freezer: tasks frozen (or still freezing) through
  *     freezer.state stay frozen across a system freeze.  A sleeper the
  *     cgroup froze in place ran on after the system thaw with the classic
- *     freezer of 6.12 too; kernel-patches/0013 fixes it for both.
+ *     freezer of 6.12 too; kernel-patches/0002 fixes it for both.
  *  5. OOM: a task frozen by the system freeze and then chosen by the OOM
  *     killer exits, so that oom_killer_disable() and the freeze succeed.
  *
