@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lint the patch queues: series files match the directories, every patch
+# Lint the patch queues: series files match the directories, candidates
+# come before aids, the cover letter is current, every patch
 # applies to the pristine source with no fuzz (in a scratch git index, so
 # build/src is never touched), has an upstream-style header, and passes
 # scripts/checkpatch.pl --strict.  Exit 1 naming each patch that fails.
@@ -21,16 +22,56 @@ check_series_files() {
 	local dir p
 	for dir in "${PATCH_DIRS[@]}"; do
 		for p in "$dir"/*.patch; do
-			[ -e "$p" ] || continue
+			[ -e "$p" ] && [ "$(basename "$p")" != "$COVER_LETTER" ] || continue
 			grep -qx "$(basename "$p")" "$dir/series" ||
 				fail "${p#"$TOP"/} is not listed in ${dir#"$TOP"/}/series" "add it, or run 'make refresh'"
 		done
 	done
 }
 
+# patch_subject PATCH: its Subject: without "[PATCH ...] ", unfolded.
+patch_subject() {
+	awk '/^Subject: / { s = $0; while ((getline line) > 0 && line ~ /^[ \t]/) s = s line
+		sub(/^Subject: (\[PATCH[^]]*\] )?/, "", s); print s; exit }' "$1"
+}
+
+# Upstream candidates first: within each queue, no patch follows an aid
+# (Upstream-Status: Inappropriate), so the candidates read as a series.
+check_aids_last() {
+	local dir patch aid
+	for dir in "${PATCH_DIRS[@]}"; do
+		aid=""
+		while read -r patch; do
+			if grep -q '^Upstream-Status: Inappropriate' "$patch"; then
+				aid=$patch
+			elif [ -n "$aid" ]; then
+				fail "${patch#"$TOP"/} is an upstream candidate after the aid ${aid#"$TOP"/}" \
+					"move the aids to the end (git -C $SRC rebase -i $PRISTINE_TAG), then run 'make refresh'"
+			fi
+		done < <(series_patches "$dir")
+	done
+}
+
+# The cover letter counts every patch and names each in its shortlog.
+check_cover_letter() {
+	local cover=$KERNEL_PATCHES/$COVER_LETTER n patch subject
+	if [ ! -f "$cover" ]; then
+		fail "${cover#"$TOP"/} is missing" "restore it (git checkout), then run 'make refresh'"
+		return
+	fi
+	n=$(all_patches | wc -l)
+	grep -q "^Subject: \[PATCH 00/$n\] " "$cover" ||
+		fail "${cover#"$TOP"/} does not say [PATCH 00/$n]" "run 'make refresh'"
+	while read -r patch; do
+		subject=$(patch_subject "$patch")
+		grep -qxF "  $subject" "$cover" ||
+			fail "${cover#"$TOP"/} does not list '$subject'" "run 'make refresh'"
+	done < <(all_patches)
+}
+
 check_header() {
 	local patch=$1 name=${1#"$TOP"/} subject summary
-	subject=$(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$patch" | head -n 1)
+	subject=$(patch_subject "$patch")
 	summary=${subject#*: }
 	if [ -z "$subject" ]; then
 		fail "$name has no Subject: line" "export patches with 'make refresh'"
@@ -65,6 +106,8 @@ main() {
 	[ -d "$SRC/.git" ] || die "no pristine tree at $SRC" "run: make source"
 	stage "checking the patch queues (${KERNEL_PATCHES#"$TOP"/}, ${ARCH_UM_PATCHES#"$TOP"/})"
 	check_series_files
+	check_aids_last
+	check_cover_letter
 	check_series_applies || fail "the series does not apply (see above)"
 	while read -r patch; do
 		check_header "$patch"

@@ -16,6 +16,8 @@ SOURCE_TARBALL=${SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 KERNEL_PATCHES=${KERNEL_PATCHES:-$TOP/kernel-patches}
 ARCH_UM_PATCHES=${ARCH_UM_PATCHES:-$TOP/arch-um-patches}
 PATCH_DIRS=("$KERNEL_PATCHES" "$ARCH_UM_PATCHES")
+# The series' introduction in kernel-patches/, not applied.
+COVER_LETTER=0000-cover-letter.patch
 # Project identity used as the author of every exported patch.
 PROJECT_NAME="todo-freezer project"
 PROJECT_EMAIL="todo-freezer@users.noreply.github.com"

@@ -47,6 +47,28 @@ write_series() {
 	mv "$new" "$dir/series"
 }
 
+# write_cover_letter: kernel-patches/0000-cover-letter.patch, laid out as
+# by git format-patch --cover-letter.  Its title and prose are written by
+# hand in the file and kept; the patch count, the shortlog and the
+# diffstat are made again from the branch.  It is not in the series.
+write_cover_letter() {
+	local cover=$KERNEL_PATCHES/$COVER_LETTER title prose n
+	[ -f "$cover" ] || die "${cover#"$TOP"/} is missing" "restore it: git checkout -- ${cover#"$TOP"/}"
+	title=$(sed -n 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //p' "$cover" | head -n 1)
+	[ -n "$title" ] || die "${cover#"$TOP"/} has no 'Subject: [PATCH 00/N] title' line" "add one"
+	prose=$(awk -v end="$PROJECT_NAME (" 'body && index($0, end) == 1 { exit } body { print } /^$/ { body = 1 }' "$cover")
+	n=$(git_src rev-list --count "$PRISTINE_TAG..$BRANCH")
+	{
+		echo "From: $PROJECT_NAME <$PROJECT_EMAIL>"
+		echo "Subject: [PATCH 00/$n] $title"
+		echo
+		printf '%s\n\n' "$prose"
+		git_src shortlog -w0,2,4 "$PRISTINE_TAG..$BRANCH"
+		git_src diff --stat=72 "$PRISTINE_TAG" "$BRANCH"
+	} >"$cover.new"
+	mv "$cover.new" "$cover"
+}
+
 main() {
 	local tmp commit queue patch n_kernel=0 n_um=0 seen_um=0 name
 	local kernel_names=() um_names=()
@@ -72,12 +94,13 @@ main() {
 		fi
 		info "  $queue: $(basename "$patch")"
 	done < <(git_src rev-list --reverse "$PRISTINE_TAG..$BRANCH")
-	rm -f "$KERNEL_PATCHES"/*.patch "$ARCH_UM_PATCHES"/*.patch
+	find "$KERNEL_PATCHES" "$ARCH_UM_PATCHES" -maxdepth 1 -name '*.patch' ! -name "$COVER_LETTER" -delete
 	[ -d "$tmp/kernel" ] && mv "$tmp"/kernel/*.patch "$KERNEL_PATCHES"/
 	[ -d "$tmp/arch-um" ] && mv "$tmp"/arch-um/*.patch "$ARCH_UM_PATCHES"/
 	rm -rf "$tmp"
 	write_series "$KERNEL_PATCHES" "${kernel_names[@]}"
 	write_series "$ARCH_UM_PATCHES" "${um_names[@]}"
+	write_cover_letter
 	echo "$(series_hash) $(git_src rev-parse HEAD)" >"$STAMP"
 	info "exported $n_kernel kernel and $n_um arch/um patches; review with: git diff --stat -- kernel-patches arch-um-patches"
 }

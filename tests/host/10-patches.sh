@@ -10,7 +10,8 @@ else
 fi
 
 # A copy of the queues with one more patch whose context no longer matches
-# the pristine Makefile: the error must name that patch and the file.
+# the pristine Makefile, and an upstream candidate moved after an aid: the
+# errors must name that patch and the file, and the misplaced candidate.
 tmp=$(scratch)
 cp -r "$KERNEL_PATCHES" "$tmp/kernel-patches"
 cp -r "$ARCH_UM_PATCHES" "$tmp/arch-um-patches"
@@ -22,13 +23,21 @@ bad=9999-kbuild-Damaged-context.patch
 	printf ' # SPDX-License-Identifier: GPL-2.0\n-VERSION = 6\n+VERSION = 7\n PATCHLEVEL = 99\n'
 } >"$tmp/kernel-patches/$bad"
 echo "$bad" >>"$tmp/kernel-patches/series"
+aid=$(grep -l '^Upstream-Status: Inappropriate' "$KERNEL_PATCHES"/*.patch | head -n 1)
+candidate=$(grep -L '^Upstream-Status: Inappropriate' "$KERNEL_PATCHES"/[0-9]*.patch | tail -n 1)
+candidate=$(basename "$candidate")
+sed -i "/^$candidate\$/d" "$tmp/kernel-patches/series"
+sed -i "/^$(basename "$aid")\$/a $candidate" "$tmp/kernel-patches/series"
 KERNEL_PATCHES=$tmp/kernel-patches ARCH_UM_PATCHES=$tmp/arch-um-patches \
 	"$TOP/scripts/check-patches.sh" >"$tmp/out" 2>&1 && rc=0 || rc=$?
 if [ "$rc" -ne 0 ]; then
 	expect "patches: a patch that does not apply is named with its rejected file" "$tmp/out" \
 		"patch .*$bad does not apply" "rejected file\(s\): Makefile"
+	expect "patches: an upstream candidate after an aid is named" "$tmp/out" \
+		"FAIL .*$candidate is an upstream candidate after the aid"
 else
 	fail "patches: a patch that does not apply is named with its rejected file (check passed)" "$tmp/out"
+	fail "patches: an upstream candidate after an aid is named (check passed)" "$tmp/out"
 fi
 rm -rf "$tmp" "$(dirname "$out")"
 
