@@ -11,7 +11,7 @@
 #                       and their timeline picture
 #   make debug          gdb on ./vmlinux, breakpoints on the todo freeze path
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
-# check-patches.  FLAVOUR=run|test|bench|smp picks the config fragments.
+# check-patches check-candidates.  FLAVOUR=run|test|bench|smp picks the config fragments.
 
 FLAVOUR ?= run
 JOB ?= run
@@ -19,7 +19,7 @@ CYCLES ?= 1000
 S := scripts
 
 .PHONY: run test check stress smp-test bench trace demo debug deps source config build initramfs boot parse refresh \
-	check-patches clean distclean help
+	check-patches check-candidates clean distclean help
 
 run:
 	@$(S)/run.sh
@@ -115,6 +115,11 @@ refresh:
 
 check-patches: source
 	@$(S)/check-patches.sh
+
+# The upstream candidates alone (no test, teaching or bench patch) apply,
+# build with the run config and boot for one freeze per freezer.
+check-candidates: source
+	@$(S)/check-candidates.sh
 
 # Remove the object dirs and logs; keep build/src (and its unexported work).
 clean:

@@ -45,7 +45,9 @@ main() {
 		"after fixing it in $SRC, run: make build FLAVOUR=$FLAVOUR"
 	n=$(grep -cE "$STEP_RE" "$log" || true)
 	[ "$n" -le "$(cat "$log.steps" 2>/dev/null || echo 0)" ] || echo "$n" >"$log.steps"
-	if [ "$arch" != um ]; then
+	# The smp flavour is for QEMU, and a build into another dir (OBJ_DIR=,
+	# e.g. the candidates alone) is not the one ./linux should run.
+	if [ "$arch" != um ] || [ -n "${OBJ_DIR:-}" ]; then
 		info "built $(cat "$obj/include/config/kernel.release") ($arch) in $((SECONDS - start)) s: ${obj#"$TOP"/}/$(flavour_image "$FLAVOUR")"
 		return 0
 	fi

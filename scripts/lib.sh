@@ -5,7 +5,9 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-SRC=$BUILD/src                 # git tree: tag "pristine" + branch "todo"
+# The git tree: tag "pristine" + branch "todo" (KERNEL_SRC: another tree,
+# e.g. the candidates alone, scripts/check-candidates.sh).
+SRC=${KERNEL_SRC:-$BUILD/src}
 LOGS=$BUILD/logs
 PRISTINE_TAG=pristine
 BRANCH=todo

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# "make check-candidates": the upstream candidates alone.  Every patch of
+# both queues whose Upstream-Status is not "Inappropriate" is applied, in
+# series order, to the pristine source in a tree of its own
+# (build/candidates, a worktree of build/src), built with the run
+# flavour's config (configs/base.config asks for no test, teaching or
+# bench option) into build/obj-candidates, and booted with guest job
+# "candidates" (scripts/guest/candidates.sh): a freeze with each freezer.
+# So a submission of the candidates would not lean on the aids.
+# Exit: 0 when the guest passed; the boot's exit status otherwise.
+. "$(dirname "$0")/lib.sh"
+
+TREE=$BUILD/candidates
+OBJ=$BUILD/obj-candidates
+
+# The candidates, as paths, in series order.
+candidates() {
+	local patch
+	while read -r patch; do
+		grep -q '^Upstream-Status: Inappropriate' "$patch" || echo "$patch"
+	done < <(all_patches)
+}
+
+# Apply the candidates to a fresh pristine worktree, unless it already
+# holds exactly these patches: re-applying rewrites headers such as
+# sched.h and would rebuild the whole kernel each time.
+prepare_tree() {
+	local hash patch
+	hash=$(candidates | xargs cat | sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$TREE.applied" 2>/dev/null)" = "$hash" ]; then
+		info "build/candidates already holds these candidates"
+		return
+	fi
+	rm -f "$TREE.applied"
+	# A worktree of an earlier build/src (make source made a new one) is
+	# no tree any more: start again.
+	if ! git -C "$TREE" rev-parse --git-dir >/dev/null 2>&1; then
+		rm -rf "$TREE"
+		git_src worktree prune
+		run git_src worktree add -q --detach "$TREE" "$PRISTINE_TAG"
+	else
+		run git -C "$TREE" checkout -q --detach -f "$PRISTINE_TAG"
+		run git -C "$TREE" clean -fdqx
+	fi
+	while read -r patch; do
+		git -C "$TREE" apply --index "$patch" ||
+			die "candidate ${patch#"$TOP"/} does not apply without the aids before it" \
+				"it depends on a test, teaching or bench patch: reorder or split it in $SRC"
+		info "  applied: ${patch#"$TOP"/}"
+	done < <(candidates)
+	echo "$hash" >"$TREE.applied"
+}
+
+main() {
+	local n
+	[ -d "$SRC/.git" ] || die "no pristine tree at $SRC" "run: make source"
+	n=$(candidates | wc -l)
+	stage "the $n upstream candidates alone: apply, build, boot"
+	prepare_tree
+	KERNEL_SRC=$TREE OBJ_DIR=$OBJ "$TOP/scripts/build.sh" run ||
+		die "the candidates alone do not build" "see $LOGS/build-run.log"
+	"$TOP/scripts/initramfs.sh"
+	OBJ_DIR=$OBJ exec "$TOP/scripts/boot.sh" --flavour run --job candidates --timeout 300 \
+		--show "${SHOW:-guest}" --log "$LOGS/candidates.log"
+}
+
+main "$@"

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The upstream candidates alone apply to the pristine source, build and
+# boot, and freeze with each freezer (scripts/check-candidates.sh).
+. "$(dirname "$0")/lib.sh"
+
+log=$LOGS/candidates.log
+rm -f "$log"
+SHOW=none "$TOP/scripts/check-candidates.sh" >"$log.runner" 2>&1 && rc=0 || rc=$?
+[ ! -s "$log" ] || python3 "$TOP/scripts/parse_console.py" --no-kunit "$log"
+case $rc in
+0 | 1) ;; # the guest ran; its results are above
+*) fail "candidates: apply, build and boot alone (exit $rc)" "$log.runner" ;;
+esac
