@@ -95,8 +95,7 @@ estimate_timeout() {
 [ -n "$timeout" ] || timeout=$(estimate_timeout)
 positive timeout "$timeout"
 
-# progress LINE: the console's "bench:" lines as progress, "BENCH error"
-# lines as they come.
+# progress LINE: "bench:" lines as progress, "BENCH error" lines as they come.
 progress() {
 	case $1 in
 	"bench: "*) info "  ${1#bench: }" ;;

@@ -199,11 +199,9 @@ if [ -n "$attach" ]; then
 	fi
 	exit "$rc"
 fi
-# gdb starts the kernel: a session with gdb as its wrapper, on this
-# terminal, or for --batch in the background with its timeout (the runner
-# kills the kernel, and so gdb).  The console's input stays gdb's, except
-# for the guest shell.  kunit.enable=0: the boot-time KUnit suites would
-# take 15 s and run the freezer functions the breakpoints are on.
+# A session with gdb as its wrapper: on this terminal, or for --batch in the
+# background with a timeout.  kunit.enable=0: the boot-time KUnit suites
+# would take 15 s and run the freezer functions the breakpoints are on.
 args=(--flavour "$flavour" --job "$job" --vmlinux --wrapper-status)
 [ "$job" = shell ] || args+=(--no-input)
 for word in gdb "${gdb_args[@]}" --args; do args+=(--wrap "$word"); done

@@ -27,12 +27,7 @@ stage "booting ./linux (flavour $FLAVOUR) with the demo"
 session_start --flavour "$FLAVOUR" --job demo --timeout 60 --show none --log "$log" -- kunit.enable=0
 
 # The guest's narration: its lines that are not for the host.
-narrate() {
-	case $1 in
-	TODO-* | DEMO-* | TIMELINE* | "Run /init"*) ;;
-	*) echo "$1" ;;
-	esac
-}
+narrate() { case $1 in TODO-* | DEMO-* | TIMELINE* | "Run /init"*) ;; *) echo "$1" ;; esac; }
 # guest_until ERE: print the narration up to the guest's line matching ERE.
 guest_until() { session_wait_line --each narrate "$1" || die "the guest stopped early; see $log"; }
 

@@ -1,39 +1,19 @@
 # shellcheck shell=bash
-# The UML session API: boot a flavour's kernel with a guest job, follow its
-# console, reach it (pid, mconsole, console input), wait for it, stop it.
-# Source it (it sources lib.sh); scripts/boot.sh is its command line.  Only
-# this file knows where a session keeps its files.  One session per shell at
-# a time: session_start sets the SESSION_* variables the others read.  The
-# smp flavour (x86_64) boots the same way under qemu-system-x86_64 (-smp
-# $SMP_CPUS, default 4; KVM when /dev/kvm is usable, else multi-threaded
-# TCG), with the console on its serial port; it has no mconsole.
-#
-# session_start --flavour F [--job JOB] [--timeout S] [--mem M] [--log FILE]
-#               [--show all|guest|none] [--wrap WORD]... [--vmlinux]
-#               [--terminal] [--no-input] [--wrapper-status] [-- KERNEL-ARGS...]
-#   In the background: the console goes only to the log (default
-#   build/logs/boot-JOB-TIME.log), and --show says what of it is printed
-#   too (guest: from the init's first line).  A wall-clock timeout (120 s)
-#   kills the whole process group.  --wrap WORD... runs "WORD... ./linux
-#   ARGS" (strace, gdb), which must stay in the process group; the wrapper
-#   gets SESSION_UMID and SESSION_LOG.  --vmlinux starts ./vmlinux, the name
-#   gdb finds the kernel's gdb scripts by.  --terminal: in the foreground on
-#   this terminal instead, console on stdin/stdout, no log, no timeout;
-#   --no-input leaves the console input to the wrapper (gdb on a terminal).
-# session_wait: the exit status: the guest's (its TODO-EXIT line); 124
-#   timeout, 125 no exit line, 126 host processes left behind; with
-#   --wrapper-status or --terminal the started program's own.
-# session_wait_line [--timeout S] [--each FN] [--log FILE] [--while PID] ERE
-# session_pid [S], session_mconsole, session_mc CMD..., session_send LINE,
-# session_stop: see each function.
+# The UML session API, the one place that knows how a guest is started and
+# where its files are: session_start, then any of the functions below.
+# Source it (it sources lib.sh); scripts/boot.sh is its command line.  One
+# session per shell at a time, in SESSION_*.  The smp flavour (x86_64)
+# boots the same way under qemu-system-x86_64, without mconsole.  A --wrap
+# program stays in the process group and gets SESSION_UMID and SESSION_LOG.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SESSION_DIR=$BUILD/uml          # UML's uml_dir: UMID/pid, UMID/mconsole; ours: UMID.*
 SESSION_EXIT_TAG="TODO-EXIT:"   # printed by the guest init right before poweroff
-SESSION_INIT_TAG="TODO-INIT:"   # first line the guest init prints
 SESSION_UMID=${SESSION_UMID:-} SESSION_LOG=${SESSION_LOG:-} SESSION_RUNNER="" SESSION_STATUS=""
 declare -gA SESSION_SEEN=()     # console lines session_wait_line has read, per log
 
+# session_start --flavour F [OPTION...] [-- KERNEL-ARGS...]: boot F with a guest
+# job, by default in the background: console only to the log, a timeout.
 session_start() {
 	local job=run mem=512M timeout=120 show=guest log="" terminal=0 con=fd:0,fd:1 image=""
 	local wrapper_status=0 wrap=() extra=() cmd qemu_args obj initrd=$BUILD/initramfs.cpio
@@ -42,17 +22,17 @@ session_start() {
 		case $1 in
 		--flavour) SESSION_FLAVOUR=$2; shift 2 ;;
 		--job) job=$2; shift 2 ;;
-		--timeout) timeout=$2; shift 2 ;;
+		--timeout) timeout=$2; shift 2 ;; # seconds, 120 by default
 		--mem) mem=$2; shift 2 ;;
-		--show) show=$2; shift 2 ;;
-		--log) log=$2; shift 2 ;;
-		--wrap) wrap+=("$2"); shift 2 ;;
-		--vmlinux) image=vmlinux; shift ;;
-		--terminal) terminal=1 wrapper_status=1; shift ;;
-		--no-input) con=null,fd:1; shift ;;
-		--wrapper-status) wrapper_status=1; shift ;;
+		--log) log=$2; shift 2 ;;         # default: build/logs/boot-JOB-TIME.log
+		--show) show=$2; shift 2 ;;       # printed too: all, guest (from the init's first line), none
+		--wrap) wrap+=("$2"); shift 2 ;;  # WORD...: "WORD... ./linux ARGS" (strace, gdb)
+		--vmlinux) image=vmlinux; shift ;; # the name gdb finds the kernel's scripts by
+		--terminal) terminal=1 wrapper_status=1; shift ;; # foreground, console here, no log or timeout
+		--no-input) con=null,fd:1; shift ;;               # the terminal's input is the wrapper's (gdb)
+		--wrapper-status) wrapper_status=1; shift ;;      # the started program's status, not the guest's
 		--) shift; extra=("$@"); break ;;
-		*) die "${0##*/}: unknown argument '$1'" "see the usage at the top of scripts/session.sh (scripts/boot.sh takes the same)" ;;
+		*) die "${0##*/}: unknown argument '$1'" "see session_start in scripts/session.sh (scripts/boot.sh takes the same)" ;;
 		esac
 	done
 	[ -n "$SESSION_FLAVOUR" ] || die "session_start: no --flavour" "name the flavour to boot: run, test, bench or smp"
@@ -78,9 +58,8 @@ session_start() {
 		cmd=("${QEMU_CMD[@]}")
 	fi
 	if [ "$terminal" -eq 1 ]; then
-		show_cmd "${wrap[@]}" "${cmd[@]}"
 		SESSION_STATUS=0
-		"${wrap[@]}" "${cmd[@]}" || SESSION_STATUS=$?
+		run "${wrap[@]}" "${cmd[@]}" || SESSION_STATUS=$?
 		return 0
 	fi
 	SESSION_LOG=${log:-$LOGS/boot-$job-$(date +%Y%m%d-%H%M%S).log}
@@ -95,11 +74,9 @@ session_start() {
 session_runner() {
 	local log=$SESSION_LOG timed_out kvm_failed rc status why
 	session_boot_once
-	# A host can offer /dev/kvm and still fail the guest (seen under nested
-	# virtualisation: no console output for minutes, then "KVM internal error.
-	# Suberror: 1 ... emulation failure" on a lock cmpxchg16b, after which QEMU
-	# waits with the guest stopped).  The job then runs again under TCG;
-	# SMP_ACCEL=tcg skips KVM altogether.
+	# A host can offer /dev/kvm and still fail the guest (nested virtualisation:
+	# silence, then "KVM internal error. Suberror: 1 ... emulation failure" on a
+	# lock cmpxchg16b, QEMU waiting): run it again under TCG (SMP_ACCEL=tcg).
 	if [ "$kvm_failed" -eq 1 ]; then
 		mv "$log" "$log.kvm"
 		why=$(grep -m1 '^KVM internal error' "$log.kvm" | tr -d '\r' || true)
@@ -135,9 +112,6 @@ session_last_lines() {
 	tail -n "$1" "$log" | sed 's/^/  | /' >&2
 }
 
-# Processes still in the kernel's process group once it has exited.
-session_leftovers() { pgrep -g "$1" 2>/dev/null || true; }
-
 # Without ACPI tables the x86_64 guest cannot power off: poweroff -f halts
 # it instead ("System halted"), and QEMU would wait for the timeout.
 session_halted() { [ "$SESSION_ARCH" != um ] && grep -q "^$SESSION_EXIT_TAG" "$log" && grep -q 'System halted' "$log"; }
@@ -156,22 +130,19 @@ session_kvm_broke() {
 # program's exit status).
 session_boot_once() {
 	local fifo=$SESSION_DIR/$SESSION_UMID.console input=$SESSION_DIR/$SESSION_UMID.input
-	local hold pid writer viewer="" left deadline kvm_silent_by
+	local hold pid writer viewer="" left i deadline kvm_silent_by
 	timed_out=0 kvm_failed=0 rc=0
 	info "booting $SESSION_FLAVOUR kernel, job '$job', timeout ${timeout}s, console log ${log#"$TOP"/}"
 	show_cmd "${wrap[@]}" "${cmd[@]}"
 	# UML polls its console fds, and epoll refuses regular files: the console
 	# goes through a FIFO to a writer that also drops the CRs of the tty layer.
-	rm -f "$fifo"
-	mkfifo "$fifo"
-	: >"$log"
+	# Its input: epoll refuses /dev/null and regular files (and CI's stdin)
+	# too, so a FIFO that this shell holds open for writing, pollable and
+	# never at end-of-file.
+	rm -f "$fifo" "$input"
+	mkfifo "$fifo" "$input"
 	stdbuf -oL tr -d '\r' <"$fifo" >"$log" & # line by line: followers read it live
 	writer=$!
-	# Console input: UML adds its input fd to epoll, which refuses /dev/null and
-	# regular files (and CI's stdin).  Give it a FIFO that this shell holds
-	# open for writing, so it is pollable and never hits end-of-file.
-	rm -f "$input"
-	mkfifo "$input"
 	exec {hold}<>"$input"
 	# A background child of a script is not a process-group leader, so setsid
 	# does not fork: $! is the kernel's pid (or the wrapper's) and the id of
@@ -184,27 +155,17 @@ session_boot_once() {
 	case $show in
 	all) session_wait_line --while "$writer" --each session_print '' & viewer=$! ;;
 	guest)
-		{ session_wait_line --while "$writer" "^$SESSION_INIT_TAG" && session_print "$SESSION_LINE" &&
+		{ session_wait_line --while "$writer" '^TODO-INIT:' && session_print "$SESSION_LINE" &&
 			session_wait_line --while "$writer" --each session_print ''; } &
 		viewer=$! ;;
 	esac
 
 	deadline=$((SECONDS + timeout)) kvm_silent_by=$((SECONDS + 30))
 	while kill -0 "$pid" 2>/dev/null; do
-		if session_halted; then
+		if session_halted || { session_kvm_broke && kvm_failed=1; } ||
+			{ [ "$SECONDS" -ge "$deadline" ] && timed_out=1; }; then
 			kill -TERM -- "-$pid" 2>/dev/null || true
-			break
-		fi
-		if session_kvm_broke; then
-			kvm_failed=1
-			kill -TERM -- "-$pid" 2>/dev/null || true
-			break
-		fi
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			timed_out=1
-			kill -TERM -- "-$pid" 2>/dev/null || true
-			sleep 2
-			kill -KILL -- "-$pid" 2>/dev/null || true
+			[ "$timed_out" -eq 0 ] || { sleep 2; kill -KILL -- "-$pid" 2>/dev/null || true; }
 			break
 		fi
 		sleep 0.2
@@ -215,12 +176,13 @@ session_boot_once() {
 	rm -f "$fifo" "$input" "$SESSION_DIR/$SESSION_UMID.pgid"
 	[ -z "$viewer" ] || wait "$viewer" 2>/dev/null || true
 
-	# Whatever UML forked must be gone too; give it a moment, then insist.
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		[ -z "$(session_leftovers "$pid")" ] && break
+	# Whatever UML forked (still in its process group) must be gone too; give
+	# it a moment, then insist.
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		left=$(pgrep -g "$pid" 2>/dev/null || true)
+		[ -n "$left" ] && [ "$i" -lt 10 ] || break
 		sleep 0.3
 	done
-	left=$(session_leftovers "$pid")
 	if [ -n "$left" ]; then
 		printf '[%s] error: the kernel (%s) left host processes behind: %s\n' "$(ts)" "$SESSION_ARCH" "${left//$'\n'/ }" >&2
 		kill -KILL -- "-$pid" 2>/dev/null || true
@@ -232,12 +194,11 @@ session_boot_once() {
 session_print() { printf '%s\n' "$1"; }
 
 # session_wait_line [--timeout S] [--each FN] [--log FILE] [--while PID] ERE:
-# read the session's console log on from the last line read, calling FN
-# LINE for each line before the first that matches the extended regex ERE,
-# which is left in SESSION_LINE.  Returns 0 at that line; 1 when the session
-# (or PID) ended first, with every line read; 124 after S seconds.  An
-# empty ERE follows to the end.  A last line without its newline yet (a
-# shell prompt) can match, but is only passed to FN once complete.
+# read the console log on from the last line read, calling FN LINE for each
+# line before the first that matches ERE (left in SESSION_LINE).  Returns 0
+# there; 1 if the session (or PID) ended first, every line read; 124 after
+# S seconds.  An empty ERE follows to the end.  A last line still without
+# its newline (a prompt) can match, but goes to FN only once complete.
 session_wait_line() {
 	local timeout="" each="" log=$SESSION_LOG alive=$SESSION_RUNNER deadline ended line partial
 	while [ $# -gt 1 ]; do
@@ -252,8 +213,7 @@ session_wait_line() {
 	done
 	deadline=$((SECONDS + ${timeout:-999999}))
 	while :; do
-		# Checked before reading, so that the last read sees every line.
-		ended=0
+		ended=0 # checked before reading, so that the last read sees every line
 		[ -z "$alive" ] || kill -0 "$alive" 2>/dev/null || ended=1
 		# Fewer lines than read: the runner started the log afresh (KVM retry).
 		[ "$(wc -l 2>/dev/null <"$log" || echo 0)" -ge "${SESSION_SEEN[$log]:-0}" ] || SESSION_SEEN[$log]=0
@@ -272,19 +232,10 @@ session_wait_line() {
 	done
 }
 
-session_running() { [ -n "$SESSION_RUNNER" ] && kill -0 "$SESSION_RUNNER" 2>/dev/null; }
-
-# session_pid [S]: the kernel's host pid (UML's own, under a wrapper too),
-# once it is known, within S seconds (30).  Fails if the session ends first.
+# session_pid: the kernel's host pid (UML's own, under a wrapper too), known
+# before its first console line.
 session_pid() {
-	local file=$SESSION_DIR/$SESSION_UMID/pid deadline=$((SECONDS + ${1:-30})) pid
-	[ "$SESSION_ARCH" = um ] || file=$SESSION_DIR/$SESSION_UMID.pgid
-	while :; do
-		pid=$(cat "$file" 2>/dev/null || true)
-		[ -z "$pid" ] || { echo "$pid"; return 0; }
-		session_running && [ "$SECONDS" -lt "$deadline" ] || return 1
-		sleep 0.1
-	done
+	if [ "$SESSION_ARCH" = um ]; then cat "$SESSION_DIR/$SESSION_UMID/pid"; else cat "$SESSION_DIR/$SESSION_UMID.pgid"; fi 2>/dev/null
 }
 
 # session_mconsole: the path of the session's mconsole socket (UML only).
@@ -294,24 +245,18 @@ session_mconsole() {
 	echo "$SESSION_DIR/$SESSION_UMID/mconsole"
 }
 
-# session_mc CMD...: one mconsole command; the reply on stdout.  uml_mconsole
-# warns on stderr that it looked under ~/.uml first, and exits non-zero on
-# an ERR reply, which callers expect now and then.
-session_mc() {
-	local sock
-	sock=$(session_mconsole) || return 1
-	uml_mconsole "$sock" "$@" 2>/dev/null || true
-}
+# session_mc CMD...: one mconsole command, its reply on stdout; an ERR reply
+# is not an error (uml_mconsole's stderr: it looked under ~/.uml first).
+session_mc() { session_mconsole >/dev/null; uml_mconsole "$(session_mconsole)" "$@" 2>/dev/null || true; }
 
 # session_send LINE: type LINE on the console input (a background session's).
 session_send() { printf '%s\n' "$1" >"$SESSION_DIR/$SESSION_UMID.input"; }
 
-# session_wait: wait for the session to end; returns its exit status.
+# session_wait: wait for the end; return the exit status: the guest's (its
+# TODO-EXIT line), 124 timeout, 125 no exit line, 126 host processes left
+# behind; the started program's own with --terminal or --wrapper-status.
 session_wait() {
-	if [ -z "$SESSION_STATUS" ]; then
-		SESSION_STATUS=0
-		wait "$SESSION_RUNNER" || SESSION_STATUS=$?
-	fi
+	[ -n "$SESSION_STATUS" ] || { SESSION_STATUS=0; wait "$SESSION_RUNNER" || SESSION_STATUS=$?; }
 	return "$SESSION_STATUS"
 }
 
@@ -319,12 +264,8 @@ session_wait() {
 # (gdb on a terminal quits, the kernel it started may not).
 session_stop() {
 	local pid
-	if session_running; then
-		pid=$(cat "$SESSION_DIR/$SESSION_UMID.pgid" 2>/dev/null || true)
-		[ -z "$pid" ] || kill -TERM -- "-$pid" 2>/dev/null || true
-		session_wait || true
-	fi
-	pid=$(session_pid 0) || return 0
-	[ ! "/proc/$pid/exe" -ef "$SESSION_IMAGE" ] || kill -KILL "$pid" 2>/dev/null || true
+	pid=$(cat "$SESSION_DIR/$SESSION_UMID.pgid" 2>/dev/null) && { kill -TERM -- "-$pid" 2>/dev/null || true; }
+	[ -z "$SESSION_RUNNER" ] || session_wait || true
+	pid=$(session_pid) && [ "/proc/$pid/exe" -ef "$SESSION_IMAGE" ] && { kill -KILL "$pid" 2>/dev/null || true; }
 	rm -rf "${SESSION_DIR:?}/$SESSION_UMID"
 }

@@ -18,7 +18,7 @@ session_start --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
 	rcupdate.rcu_cpu_stall_timeout=3 sysctl.kernel.hung_task_timeout_secs=1 \
 	sysctl.kernel.hung_task_check_interval_secs=1 >"$log.runner" 2>&1
 session_wait_line --timeout 90 '^TODO-READY' || true
-kernel=$(session_pid 0 || true)
+kernel=$(session_pid || true)
 tmp=$(scratch)
 cat >"$tmp/stall.gdb" <<-'GDB'
 	set trace-commands on

@@ -87,7 +87,8 @@ expect "$name" "$tmp/thawed" '^0 item\(s\) pending on 0 task\(s\)$' '^0 frozen, 
 log=$tmp/attach-console.log
 session_start --flavour "$TEST_FLAVOUR" --job debug --timeout 120 --show none \
 	--log "$log" -- kunit.enable=0 debug_delay=15 >"$tmp/attach-boot" 2>&1
-kernel=$(session_pid 10 || true)
+session_wait_line --timeout 60 '^TODO-INIT:' || true
+kernel=$(session_pid || true)
 name="gdb: make debug ATTACH= stops in freeze_me's freeze item and detaches cleanly"
 if [ -z "$kernel" ]; then
 	fail "$name (the kernel's pid is unknown)" "$tmp/attach-boot"
