@@ -20,7 +20,7 @@
 #          kernel, which also has CONFIG_FREEZER_BENCH: no third build)
 # Environment: SIZES, REPS, KINDS, SPIN_MAX, TIMELINE give the defaults
 # (make bench).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/session.sh"
 
 ALL_KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2
 sizes=${SIZES:-10,100,1000,4000}
@@ -95,19 +95,16 @@ estimate_timeout() {
 [ -n "$timeout" ] || timeout=$(estimate_timeout)
 positive timeout "$timeout"
 
-# The console's "bench:" lines as progress, "BENCH error" lines as they come.
+# progress LINE: "bench:" lines as progress, "BENCH error" lines as they come.
 progress() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"bench: "*) info "  ${line#bench: }" ;;
-		"BENCH error"*) printf '[%s]   guest error: %s\n' "$(ts)" "${line#BENCH error }" ;;
-		esac
-	done
+	case $1 in
+	"bench: "*) info "  ${1#bench: }" ;;
+	"BENCH error"*) printf '[%s]   guest error: %s\n' "$(ts)" "${1#BENCH error }" ;;
+	esac
 }
 
 main() {
-	local start=$SECONDS log obj rc=0 boot follow
+	local start=$SECONDS log obj rc=0
 	obj=$(obj_dir "$flavour")
 	if [ "$do_build" -eq 1 ]; then
 		"$TOP/scripts/deps.sh"
@@ -121,18 +118,14 @@ main() {
 		"$out"/timeline.{png,dat,gp}
 	log=$out/console.log
 	stage "bench: sizes $sizes, $reps repetitions per freezer, kinds $kinds (spinners up to $spin_max), timeout ${timeout}s"
-	# Follow the console log for progress while the runner boots the
-	# kernel (its own lines go straight to the terminal).
-	rm -f "$log"
-	"$TOP/scripts/boot.sh" --flavour "$flavour" --job bench --timeout "$timeout" --mem "$mem" \
+	# Follow the console log for progress while the kernel runs (the
+	# runner's own lines go straight to the terminal).
+	session_start --flavour "$flavour" --job bench --timeout "$timeout" --mem "$mem" \
 		--show none --log "$log" -- bench_sizes="$sizes" bench_reps="$reps" \
 		bench_kinds="$kinds" bench_spin_max="$spin_max" bench_alloc_n="$alloc_n" \
-		${timeline:+bench_timeline="$timeline"} &
-	boot=$!
-	tail -n +1 -F --pid="$boot" "$log" 2>/dev/null | progress &
-	follow=$!
-	wait "$boot" && rc=0 || rc=$?
-	wait "$follow" || true
+		${timeline:+bench_timeline="$timeline"}
+	session_wait_line --each progress '' || true
+	session_wait || rc=$?
 	case $rc in
 	0) ;;
 	1) info "the bench job reported errors (see above and ${log#"$TOP"/}); writing what it measured" ;;

@@ -12,7 +12,7 @@
 #                         [--bp hbreak|break] [--breaks "FN..."] [--job JOB]
 #                         [--timeout S] [-- KERNEL-ARGS...]
 # Exit: gdb's status; 124 when a --batch run timed out (default 300 s).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/session.sh"
 
 # Host signals the UML kernel uses for itself (arch/um/os-Linux/signal.c,
 # counted with "handle SIG... nostop print pass" over a boot, a freeze and the guest
@@ -159,18 +159,6 @@ else
 	if [ ! -f "$initrd" ] || [ -n "$(find "$TOP/scripts/guest" -newer "$initrd" 2>/dev/null)" ]; then
 		"$TOP/scripts/initramfs.sh"
 	fi
-	check_tempdir
-	mkdir -p "$BUILD/uml"
-	umid=todo-debug-$$
-	con=null,fd:1
-	[ "$job" = shell ] && con=fd:0,fd:1
-	# kunit.enable=0: the boot-time KUnit suites would take 15 s and run
-	# the freezer functions the breakpoints are on.  A stop at the gdb
-	# prompt stops the clock of the kernel too: no RCU stall reports and no
-	# hung-task reports (the freeze waits for the thaw) after it.
-	kargs=(mem=512M initrd="$initrd" uml_dir="$BUILD/uml" umid="$umid"
-		con=null ssl=null con0="$con" guest="$job" kunit.enable=0
-		"${DEBUG_QUIET_ARGS[@]}" "${extra[@]}")
 fi
 
 # gdb auto-loads vmlinux-gdb.py (the kernel's lx- commands) next to an
@@ -191,59 +179,34 @@ else
 	gdb_args+=(-ex continue)
 fi
 [ -z "$batch" ] || gdb_args+=(-batch -x "$batch")
-if [ -n "$attach" ]; then
-	gdb_args+=("$vmlinux" "$attach")
-else
-	gdb_args+=(--args "$vmlinux" "${kargs[@]}")
-fi
-
-# The kernel gdb started, by the pid file UML writes in its umid dir.
-kill_kernel() {
-	local kpid
-	kpid=$(cat "$BUILD/uml/$umid/pid" 2>/dev/null || true)
-	if [ -n "$kpid" ] && [ "/proc/$kpid/exe" -ef "$vmlinux" ]; then
-		kill -KILL "$kpid" 2>/dev/null || true
-	fi
-}
+log=$LOGS/debug-$(date +%Y%m%d-%H%M%S)-$$.log
 
 stage "gdb on ${vmlinux#"$TOP"/} ($flavour), ${bp} on: $breaks"
-show_cmd gdb "${gdb_args[@]}"
-if [ -z "$batch" ]; then
-	rc=0
-	gdb "${gdb_args[@]}" || rc=$?
-else
-	# Bounded.  On timeout: a kernel gdb started is killed (gdb then ends);
-	# an attached kernel must keep running, so gdb is interrupted and
-	# detaches, taking its breakpoints out (a killed gdb would leave them
-	# in, and the kernel would panic at the next hit).
-	log=$LOGS/debug-$(date +%Y%m%d-%H%M%S)-$$.log
-	info "batch: ${batch#"$TOP"/}, timeout ${timeout}s, log ${log#"$TOP"/}"
-	gdb "${gdb_args[@]}" </dev/null > >(stdbuf -oL tr -d '\r' | tee "$log") 2>&1 &
-	gdb_pid=$!
-	deadline=$((SECONDS + timeout)) rc=0
-	while kill -0 "$gdb_pid" 2>/dev/null; do
-		if [ "$SECONDS" -ge "$deadline" ] && [ "$rc" -eq 0 ]; then
-			printf '[%s] error: gdb batch run timed out after %s s\n' "$(ts)" "$timeout" >&2
-			rc=124
-			if [ -n "$attach" ]; then
-				kill -INT "$gdb_pid" 2>/dev/null || true
-				deadline=$((SECONDS + 10))
-			else
-				kill_kernel
-				deadline=$((SECONDS + 5))
-			fi
-		elif [ "$SECONDS" -ge "$deadline" ]; then
-			kill -KILL "$gdb_pid" 2>/dev/null || true
-			break
-		fi
-		sleep 0.2
-	done
-	status=0
-	wait "$gdb_pid" || status=$?
-	[ "$rc" -ne 0 ] || rc=$status
+[ -z "$batch" ] || info "batch: ${batch#"$TOP"/}, timeout ${timeout}s, log ${log#"$TOP"/}"
+rc=0
+if [ -n "$attach" ]; then
+	gdb_args+=("$vmlinux" "$attach")
+	show_cmd gdb "${gdb_args[@]}"
+	if [ -z "$batch" ]; then
+		gdb "${gdb_args[@]}" || rc=$?
+	else
+		# Bounded.  The attached kernel must keep running: on timeout gdb is
+		# interrupted and detaches, taking its breakpoints out (a killed gdb
+		# would leave them in, and the kernel would panic at the next hit).
+		timeout -s INT -k 10 "$timeout" gdb "${gdb_args[@]}" </dev/null \
+			> >(stdbuf -oL tr -d '\r' | tee "$log") 2>&1 || rc=$?
+		case $rc in 124 | 137) rc=124; printf '[%s] error: gdb batch run timed out after %s s\n' "$(ts)" "$timeout" >&2 ;; esac
+	fi
+	exit "$rc"
 fi
-if [ -z "$attach" ]; then
-	kill_kernel
-	rm -rf "${BUILD:?}/uml/$umid"
-fi
+# A session with gdb as its wrapper: on this terminal, or for --batch in the
+# background with a timeout.  kunit.enable=0: the boot-time KUnit suites
+# would take 15 s and run the freezer functions the breakpoints are on.
+args=(--flavour "$flavour" --job "$job" --vmlinux --wrapper-status)
+[ "$job" = shell ] || args+=(--no-input)
+for word in gdb "${gdb_args[@]}" --args; do args+=(--wrap "$word"); done
+if [ -z "$batch" ]; then args+=(--terminal); else args+=(--show all --timeout "$timeout" --log "$log"); fi
+session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${extra[@]}"
+session_wait || rc=$?
+session_stop
 exit "$rc"

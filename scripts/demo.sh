@@ -11,7 +11,7 @@
 # The guest also traces both freezes (tests/guest/timeline.h); the demo ends
 # with their picture, one lane per workload task, todo above classic:
 # DEMO_OUT/timeline.png and its data, timeline.dat (DEMO_OUT: build/demo).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/session.sh"
 
 FLAVOUR=${FLAVOUR:-bench}
 out=${DEMO_OUT:-$BUILD/demo}
@@ -23,54 +23,30 @@ command -v uml_mconsole >/dev/null ||
 "$TOP/scripts/initramfs.sh"
 
 log=$LOGS/demo.log
-rm -f "$log"
 stage "booting ./linux (flavour $FLAVOUR) with the demo"
-"$TOP/scripts/boot.sh" --flavour "$FLAVOUR" --job demo --timeout 60 --show none \
-	--log "$log" -- kunit.enable=0 &
-boot=$!
-sock=$BUILD/uml/todo-demo-$boot/mconsole
-mc() { uml_mconsole "$sock" "$@" 2>/dev/null || true; }
+session_start --flavour "$FLAVOUR" --job demo --timeout 60 --show none --log "$log" -- kunit.enable=0
 
-# Print the guest's narration as it comes; return at a line matching $1.
-follow=0
-guest_until() {
-	local line n=0
-	while :; do
-		while IFS= read -r line; do
-			n=$((n + 1))
-			[ "$n" -gt "$follow" ] || continue
-			follow=$n
-			case $line in
-			$1) return 0 ;;
-			TODO-* | DEMO-* | TIMELINE* | "Run /init"*) ;;
-			*) [ "$printing" = 1 ] && echo "$line" ;;
-			esac
-		done <"$log"
-		n=0
-		kill -0 "$boot" 2>/dev/null || die "the guest stopped early; see $log"
-		sleep 0.1
-	done
-}
+# The guest's narration: its lines that are not for the host.
+narrate() { case $1 in TODO-* | DEMO-* | TIMELINE* | "Run /init"*) ;; *) echo "$1" ;; esac; }
+# guest_until ERE: print the narration up to the guest's line matching ERE.
+guest_until() { session_wait_line --each narrate "$1" || die "the guest stopped early; see $log"; }
 
-printing=0
-for _ in $(seq 100); do [ -f "$log" ] && break; sleep 0.1; done
-guest_until 'TODO-INIT:*'
-printing=1
-guest_until 'DEMO-PIDS:*'
-pids=$(sed -n 's/^DEMO-PIDS: //p' "$log")
+session_wait_line '^TODO-INIT:' || die "the guest stopped early; see $log"
+guest_until '^DEMO-PIDS:'
+pids=${SESSION_LINE#DEMO-PIDS: }
 for freezer in todo classic; do
 	echo
 	echo "== [host] uml_mconsole freeze $freezer: user space stops for 2 s =="
-	echo "  [host] $(mc freeze "$freezer" | sed 's/^OK //')"
+	echo "  [host] $(session_mc freeze "$freezer" | sed 's/^OK //')"
 	echo "  [host] the kernel's view of the workloads (uml_mconsole todo PID):"
-	for pid in $pids; do echo "    $(mc todo "$pid" | sed 's/^OK //')"; done
+	for pid in $pids; do echo "    $(session_mc todo "$pid" | sed 's/^OK //')"; done
 	echo "  [host] tasks in the run queue (uml_mconsole proc loadavg, 4th field):" \
-		"$(mc proc loadavg | sed -n 2p | cut -d' ' -f4)"
+		"$(session_mc proc loadavg | sed -n 2p | cut -d' ' -f4)"
 	sleep 2
-	echo "  [host] $(mc thaw | sed 's/^OK //')"
-	guest_until 'DEMO-RESUMED'
+	echo "  [host] $(session_mc thaw | sed 's/^OK //')"
+	guest_until '^DEMO-RESUMED'
 done
-wait "$boot"
+session_wait
 echo
 stage "the picture of both freezes: one lane per workload task"
 draw_timeline "$log" "$out" "make demo: one freeze and thaw of the same workloads, todo vs classic freezer"

@@ -71,7 +71,6 @@ uml_tempdir() {
 }
 
 # check_tempdir: die, with the fix, unless UML can map memory from that dir.
-# (For every script that starts ./linux: boot.sh, debug.sh.)
 check_tempdir() {
 	local dir opts mnt
 	dir=$(uml_tempdir)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Run by scripts/boot.sh --wrap for "make trace" (scripts/trace.sh): runs
-# the kernel command given as arguments under strace, in this process group.
-# Environment, set by trace.sh:
+# The --wrap program of the session scripts/trace.sh starts ("make trace"):
+# runs the kernel command given as arguments under strace, in this process
+# group.  Environment, set by trace.sh:
 #   TRACE_MODE        start: strace starts ./linux (the default)
 #                     attach: ./linux boots untraced; once the guest prints
 #                     TODO-TRACE-WAIT, strace -p attaches to it, and a line
@@ -9,9 +9,8 @@
 #   TRACE_LOG         strace's output file (-o)
 #   TRACE_STRACE      the strace binary
 #   TRACE_OPTS        strace options (words without spaces)
-#   TRACE_CONSOLE     the console log boot.sh writes (attach mode)
 # strace follows only the main UML process, never -f: see scripts/trace.sh.
-set -euo pipefail
+. "$(dirname "$0")/session.sh"
 
 : "${TRACE_LOG:?}" "${TRACE_STRACE:?}" "${TRACE_OPTS:?}"
 read -r -a opts <<<"$TRACE_OPTS"
@@ -20,15 +19,11 @@ if [ "${TRACE_MODE:-start}" = start ]; then
 	exec "$TRACE_STRACE" "${opts[@]}" -o "$TRACE_LOG" "$@"
 fi
 
-: "${TRACE_CONSOLE:?}"
 # A background command of a script gets /dev/null as stdin unless told
-# otherwise; the kernel needs the console input FIFO boot.sh gave us.
+# otherwise; the kernel needs the session's console input on our stdin.
 "$@" <&0 &
 kernel=$!
-until grep -q '^TODO-TRACE-WAIT' "$TRACE_CONSOLE" 2>/dev/null; do
-	kill -0 "$kernel" 2>/dev/null || { wait "$kernel"; exit; }
-	sleep 0.1
-done
+session_wait_line --while "$kernel" '^TODO-TRACE-WAIT' || { wait "$kernel"; exit; }
 "$TRACE_STRACE" "${opts[@]}" -o "$TRACE_LOG" -p "$kernel" &
 tracer=$!
 # Attached once the kernel's TracerPid is strace (or strace gave up).
@@ -41,8 +36,7 @@ while [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$kernel/status" 2>/dev/null)"
 	fi
 	sleep 0.05
 done
-# The console input is the FIFO on our stdin; reopening it through /proc
-# for writing sends the guest its go-ahead.
-echo go >"/proc/$$/fd/0"
+# The guest's go-ahead.
+session_send go
 wait "$kernel" || true
 wait "$tracer" || true

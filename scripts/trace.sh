@@ -24,7 +24,7 @@
 # does not stop it from tracing its own children, so strace can start
 # ./linux (the default) or attach to it after boot with -p (--attach:
 # the boot runs untraced and at full speed).  Both work.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/session.sh"
 
 flavour=${FLAVOUR:-run}
 mode=start
@@ -112,10 +112,10 @@ main() {
 	stage "trace: $flavour kernel under strace ($mode mode), one freeze per freezer"
 	info "strace: $STRACE $STRACE_OPTS -o ${log#"$TOP"/} $([ "$mode" = attach ] && echo "-p PID-of-./linux, after boot" || echo "./linux ...")"
 	[ "$mode" = start ] || extra=(trace_wait=1)
-	export TRACE_MODE=$mode TRACE_LOG=$log TRACE_STRACE=$STRACE TRACE_OPTS=$STRACE_OPTS \
-		TRACE_CONSOLE=$console
-	"$TOP/scripts/boot.sh" --flavour "$flavour" --job trace --timeout "$timeout" \
-		--show guest --log "$console" --wrap "$TOP/scripts/trace-wrap.sh" -- "${extra[@]}" || rc=$?
+	export TRACE_MODE=$mode TRACE_LOG=$log TRACE_STRACE=$STRACE TRACE_OPTS=$STRACE_OPTS
+	session_start --flavour "$flavour" --job trace --timeout "$timeout" \
+		--show guest --log "$console" --wrap "$TOP/scripts/trace-wrap.sh" -- "${extra[@]}"
+	session_wait || rc=$?
 	if grep -q '^strace: ' "$console" 2>/dev/null; then
 		if grep -qi '^strace: .*\(not permitted\|denied\)' "$console"; then
 			ptrace_problem "$(grep -m1 '^strace: ' "$console")"

@@ -45,12 +45,8 @@ name="boot: make run on a terminal gives a guest shell with the freeze hint"
 # what came before it), from a feeder that stays open so that script(1)
 # sees no end of input until the guest is gone.
 feeder() {
-	local i
 	echo "$BASHPID" >"$tmp/feeder.pid"
-	for i in $(seq 600); do
-		grep -q '^/ # ' "$tmp/shell" 2>/dev/null && break
-		sleep 0.5
-	done
+	session_wait_line --log "$tmp/shell" --timeout 300 '^/ # ' || true
 	sleep 1
 	printf 'echo marker-$((6 * 7))\n'
 	sleep 2

@@ -13,15 +13,12 @@
 . "$(dirname "$0")/lib.sh"
 
 log=$LOGS/stall-reports.log
-rm -f "$log"	# or the wait below reads the last run's log
-"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
+session_start --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
 	--log "$log" -- kunit.enable=0 idle_seconds=45 idle_forks=1 idle_refuse_ms=20000 \
 	rcupdate.rcu_cpu_stall_timeout=3 sysctl.kernel.hung_task_timeout_secs=1 \
-	sysctl.kernel.hung_task_check_interval_secs=1 >"$log.runner" 2>&1 &
-boot=$!
-for _ in $(seq 180); do grep -q '^TODO-READY' "$log" 2>/dev/null && break; sleep 0.5; done
-pidfile=$BUILD/uml/todo-idle-$boot/pid
-kernel=$(cat "$pidfile" 2>/dev/null || true)
+	sysctl.kernel.hung_task_check_interval_secs=1 >"$log.runner" 2>&1
+session_wait_line --timeout 90 '^TODO-READY' || true
+kernel=$(session_pid || true)
 tmp=$(scratch)
 cat >"$tmp/stall.gdb" <<-'GDB'
 	set trace-commands on
@@ -31,12 +28,12 @@ cat >"$tmp/stall.gdb" <<-'GDB'
 GDB
 name="rcu stall: a 5 s stop in gdb during a grace period ends in a stall report"
 if [ -z "$kernel" ]; then
-	fail "$name (no pid file $pidfile)" "$log.runner"
+	fail "$name (the kernel's pid is unknown)" "$log.runner"
 elif ! "$TOP/scripts/debug.sh" --flavour "$TEST_FLAVOUR" --attach "$kernel" \
 	--breaks rcu_gp_fqs_loop --batch "$tmp/stall.gdb" --timeout 60 >"$tmp/gdb" 2>&1; then
 	fail "$name (make debug ATTACH=$kernel failed)" "$tmp/gdb"
 else
-	for _ in $(seq 20); do grep -q 'detected stall' "$log" && break; sleep 0.5; done
+	session_wait_line --timeout 10 'detected stall' || true
 	expect "$name" "$log" 'rcu: INFO: rcu_preempt (self-)?detected stall'
 fi
 
@@ -67,7 +64,7 @@ else
 	pass "stall reports: no stack dump refused on the signal stack"
 fi
 
-wait "$boot" && rc=0 || rc=$?
+session_wait && rc=0 || rc=$?
 if [ "$rc" -eq 0 ]; then pass "stall reports: the guest ran on and powered off"; else
 	fail "stall reports: the guest ran on and powered off (runner exit $rc)" "$log.runner"
 fi

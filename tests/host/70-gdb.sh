@@ -85,15 +85,13 @@ expect "$name" "$tmp/thawed" '^0 item\(s\) pending on 0 task\(s\)$' '^0 frozen, 
 # 2. Attach to a running ./linux, stop in freeze_me, detach: the guest
 # must then finish its freeze and thaw (no "Kernel mode signal 5").
 log=$tmp/attach-console.log
-"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job debug --timeout 120 --show none \
-	--log "$log" -- kunit.enable=0 debug_delay=15 >"$tmp/attach-boot" 2>&1 &
-boot=$!
-pidfile=$BUILD/uml/todo-debug-$boot/pid
-for _ in $(seq 100); do [ -s "$pidfile" ] && break; sleep 0.1; done
-kernel=$(cat "$pidfile" 2>/dev/null || true)
+session_start --flavour "$TEST_FLAVOUR" --job debug --timeout 120 --show none \
+	--log "$log" -- kunit.enable=0 debug_delay=15 >"$tmp/attach-boot" 2>&1
+session_wait_line --timeout 60 '^TODO-INIT:' || true
+kernel=$(session_pid || true)
 name="gdb: make debug ATTACH= stops in freeze_me's freeze item and detaches cleanly"
 if [ -z "$kernel" ]; then
-	fail "$name (no pid file $pidfile)" "$tmp/attach-boot"
+	fail "$name (the kernel's pid is unknown)" "$tmp/attach-boot"
 else
 	# A host process UML cloned for a guest process: not the kernel.  They
 	# come and go (every exec makes a new one): retry with another one.
@@ -125,7 +123,7 @@ else
 		detach
 	EOF
 	debug --attach "$kernel" --batch "$tmp/attach.gdb" --timeout 60 >"$tmp/attach" 2>&1 && rc=0 || rc=$?
-	wait "$boot" && brc=0 || brc=$?
+	session_wait && brc=0 || brc=$?
 	{ cat "$tmp/attach"; tail -n 12 "$log"; } >"$tmp/attach-all"
 	if [ "$rc" -eq 0 ] && [ "$brc" -eq 0 ] && ! grep -q 'Kernel panic' "$log"; then
 		expect "$name" "$tmp/attach-all" 'Breakpoint [0-9]+([.][0-9]+)?, todo_freeze_self' \

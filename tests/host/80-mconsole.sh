@@ -15,25 +15,20 @@ if ! command -v uml_mconsole >/dev/null; then
 	fail "mconsole: uml_mconsole is installed (run scripts/deps.sh)"
 	exit 0
 fi
-rm -f "$log"	# or the wait below reads the last run's log
-"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
-	--log "$log" -- kunit.enable=0 idle_seconds=90 idle_refuse_ms=3000 >"$log.runner" 2>&1 &
-boot=$!
-sock=$BUILD/uml/todo-idle-$boot/mconsole
+session_start --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
+	--log "$log" -- kunit.enable=0 idle_seconds=90 idle_refuse_ms=3000 >"$log.runner" 2>&1
+sock=$(session_mconsole)
 # Up to 90 s: boot, then the guest prints the pids.  The guest powers off
 # idle_seconds after that, which is plenty for the checks below.
-for _ in $(seq 180); do grep -q '^TODO-READY' "$log" 2>/dev/null && break; sleep 0.5; done
+session_wait_line --timeout 90 '^TODO-READY' || true
 spinner=$(sed -n 's/^TODO-SPINNER: //p' "$log")
 sleeper=$(sed -n 's/^TODO-SLEEPER: //p' "$log")
 
-# uml_mconsole warns on stderr that it looked for the socket under ~/.uml first.
-mc() { uml_mconsole "$sock" "$@" 2>/dev/null || true; }
-# It exits non-zero on an ERR reply, which the checks expect now and then.
 # check NAME EXPECTED-REGEX COMMAND...: one reply, matched in full.
 check() {
 	local name=$1 want=$2 got
 	shift 2
-	got=$(mc "$@")
+	got=$(session_mc "$@")
 	if [[ $got =~ ^$want$ ]]; then pass "mconsole: $name"; else
 		fail "mconsole: $name (wanted /$want/, got '$got')"
 	fi
@@ -44,8 +39,8 @@ check() {
 # the file.
 cpu_ticks() {
 	local busy total
-	busy=$(mc proc "$spinner/stat" | awk -v pid="$spinner" '$1 == pid { print $14 + $15 }')
-	total=$(mc proc stat | awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t }')
+	busy=$(session_mc proc "$spinner/stat" | awk -v pid="$spinner" '$1 == pid { print $14 + $15 }')
+	total=$(session_mc proc stat | awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t }')
 	if [ -n "$busy" ] && [ -n "$total" ]; then echo "$busy $total"; fi
 }
 # task_dump FILE COMM: the lines sysrq printed for task COMM, from its
@@ -56,18 +51,18 @@ task_dump() { awk -v re="task:$2 " 'on && /task:/ { exit } $0 ~ re { on = 1 } on
 frozen_debug() {
 	local f=$1 out
 	out=$(scratch)
-	mc proc "$sleeper/wchan" >"$out/wchan"
+	session_mc proc "$sleeper/wchan" >"$out/wchan"
 	expect "mconsole: proc PID/wchan of a frozen task ($f)" "$out/wchan" '^[a-z_][a-z0-9_.]+$'
-	mc proc "$spinner/stack" >"$out/stack"
+	session_mc proc "$spinner/stack" >"$out/stack"
 	expect "mconsole: proc PID/stack of a frozen task shows the freezer ($f)" "$out/stack" \
 		'^\[<0>\] .*refrigerator'
-	mc sysrq t >"$out/t"
+	session_mc sysrq t >"$out/t"
 	task_dump "$out/t" cat >"$out/t-cat"
 	expect "mconsole: sysrq t shows the frozen spinner's stack in the freezer ($f)" "$out/t-cat" \
 		'^task:cat ' 'Call Trace:' 'refrigerator'
 	# w lists tasks in uninterruptible sleep, the ones a freeze waits for;
 	# frozen tasks (TASK_FROZEN) are not among them.
-	mc sysrq w >"$out/w"
+	session_mc sysrq w >"$out/w"
 	expect "mconsole: sysrq w answers while frozen ($f)" "$out/w" 'sysrq: Show Blocked State'
 	rm -rf "$out"
 }
@@ -101,8 +96,7 @@ else
 	check "thaw while not frozen is refused" 'ERR Not frozen' thaw
 	check "freeze with a bad argument is refused" 'ERR Usage: freeze \[todo\|classic\]' freeze now
 	check "a freeze that times out is refused" 'ERR Freezing failed, see the kernel log' freeze
-	for _ in $(seq 60); do grep -q '^TODO-REFUSER-DONE' "$log" && break; sleep 0.5; done
-	grep -q '^TODO-REFUSER-DONE' "$log" ||
+	session_wait_line --timeout 30 '^TODO-REFUSER-DONE' ||
 		fail "mconsole: the refusing guest task finished its sleep" "$log"
 	check "thaw after a failed freeze is refused" 'ERR Not frozen' thaw
 	spinning "a spinner runs before the freeze" yes
@@ -121,7 +115,7 @@ else
 	frozen_debug classic
 	check "thaw thaws (classic)" 'OK user space thawed' thaw
 fi
-wait "$boot" && rc=0 || rc=$?
+session_wait && rc=0 || rc=$?
 python3 "$TOP/scripts/parse_console.py" --no-kunit "$log" | grep '^ok - kernel\|^not ok - kernel\|^#' || true
 [ "$rc" -eq 0 ] && pass "mconsole: the guest ran on and powered off" ||
 	fail "mconsole: the guest ran on and powered off (runner exit $rc)" "$log.runner"

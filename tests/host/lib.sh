@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Helpers for host-side tests: each test prints "ok - NAME", "not ok - NAME"
 # or "ok - NAME # SKIP why" on stdout; scripts/test.sh counts those lines.
-# shellcheck source=../../scripts/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+# shellcheck source=../../scripts/session.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/session.sh"
 
 TEST_FLAVOUR=${TEST_FLAVOUR:-test}
 
