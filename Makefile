@@ -11,21 +11,29 @@
 #                       and their timeline picture
 #   make debug          gdb on ./vmlinux, breakpoints on the todo freeze path
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
-# check-patches check-candidates.  FLAVOUR=run|test|bench|smp picks the config fragments.
+# check-patches check-candidates.  FLAVOUR=run|test|bench|smp picks the config
+# fragments; each target has its default in configs/flavours.mk (run: run,
+# test: test, ...).
 
-FLAVOUR ?= run
 JOB ?= run
 CYCLES ?= 1000
 S := scripts
+
+# fragments.F, image.F and default.TARGET: the one flavour table.
+include configs/flavours.mk
+# The flavour of target $1: FLAVOUR= if given, else its default.
+flavour = $(or $(FLAVOUR),$(default.$1))
+FLAVOURS := $(patsubst fragments.%,%,$(filter fragments.%,$(.VARIABLES)))
+$(if $(FLAVOUR),$(if $(fragments.$(FLAVOUR)),,$(error unknown FLAVOUR=$(FLAVOUR); use one of: $(FLAVOURS))))
 
 .PHONY: run test check stress smp-test bench trace demo debug deps source config build initramfs boot parse refresh \
 	check-patches check-candidates clean distclean help
 
 run:
-	@$(S)/run.sh
+	@$(S)/run.sh --flavour $(call flavour,run)
 
 test:
-	@$(S)/test.sh $(TESTS)
+	@$(S)/test.sh --flavour $(call flavour,test) $(TESTS)
 
 # The parsers and report scripts on the saved logs of tests/data/: needs
 # the kernel source (KUnit's parser), not a kernel build.
@@ -35,7 +43,8 @@ check:
 # Freezer stress with CYCLES freeze/thaw cycles (tests/host/50-stress.sh);
 # builds what is needed as make test does.  TIMEOUT= overrides its limit.
 stress:
-	@STRESS_CYCLES=$(CYCLES) $(if $(TIMEOUT),STRESS_TIMEOUT=$(TIMEOUT)) $(S)/test.sh 50-stress
+	@STRESS_CYCLES=$(CYCLES) $(if $(TIMEOUT),STRESS_TIMEOUT=$(TIMEOUT)) \
+		$(S)/test.sh --flavour $(call flavour,stress) 50-stress
 
 # The series on more than one CPU (tests/host/smp-full.sh): build the smp
 # flavour (configs/smp.config: x86_64, KCSAN + lockdep) and boot it under
@@ -46,8 +55,8 @@ stress:
 # and CYCLES freeze/thaw cycles under churn spread over all CPUs.
 # TIMEOUT= overrides its limit.
 smp-test:
-	@TEST_FLAVOUR=smp SMP_CYCLES=$(CYCLES) $(if $(HAMMER),SMP_HAMMER_CYCLES=$(HAMMER)) \
-		$(if $(TIMEOUT),SMP_TIMEOUT=$(TIMEOUT)) $(S)/test.sh smp-full
+	@SMP_CYCLES=$(CYCLES) $(if $(HAMMER),SMP_HAMMER_CYCLES=$(HAMMER)) \
+		$(if $(TIMEOUT),SMP_TIMEOUT=$(TIMEOUT)) $(S)/test.sh --flavour $(call flavour,smp-test) smp-full
 
 # Freeze/thaw latency per task kind, todo vs classic in one boot of the
 # bench flavour (scripts/bench.sh): SIZES=10,100,1000,4000 REPS=7, also
@@ -55,7 +64,7 @@ smp-test:
 # TIMELINE=kind,N also draws one freeze per freezer of N tasks of that kind
 # as a timeline (timeline.png, as make demo does).  Results in build/bench/.
 bench:
-	@$(S)/bench.sh $(if $(SIZES),--sizes $(SIZES)) $(if $(REPS),--reps $(REPS)) \
+	@$(S)/bench.sh --flavour $(call flavour,bench) $(if $(SIZES),--sizes $(SIZES)) $(if $(REPS),--reps $(REPS)) \
 		$(if $(KINDS),--kinds $(KINDS)) $(if $(SPIN_MAX),--spin-max $(SPIN_MAX)) \
 		$(if $(TIMELINE),--timeline $(TIMELINE)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
@@ -64,7 +73,7 @@ bench:
 # kernel must exist.  ATTACH=1 attaches after boot instead of starting
 # ./linux under strace; TIMEOUT=seconds.  Results in build/trace/.
 trace:
-	@$(S)/trace.sh --flavour $(FLAVOUR) $(if $(ATTACH),--attach) \
+	@$(S)/trace.sh --flavour $(call flavour,trace) $(if $(ATTACH),--attach) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Builds the bench flavour (FLAVOUR=bench unless given: the run kernel has
@@ -72,7 +81,7 @@ trace:
 # uml_mconsole and draws their timeline, build/demo/timeline.png
 # (scripts/demo.sh).
 demo:
-	@FLAVOUR=$(if $(filter command line environment,$(origin FLAVOUR)),$(FLAVOUR),bench) $(S)/demo.sh
+	@$(S)/demo.sh --flavour $(call flavour,demo)
 
 # gdb on ./vmlinux of FLAVOUR (default test; no build) with the kernel's
 # gdb scripts and scripts/gdb/lx_todo.py, booting guest job "debug": one
@@ -82,7 +91,7 @@ demo:
 # command file non-interactively (TIMEOUT=seconds, default 300);
 # BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; GUEST=job.
 debug:
-	@$(S)/debug.sh $(if $(filter command line environment,$(origin FLAVOUR)),--flavour $(FLAVOUR)) \
+	@$(S)/debug.sh --flavour $(call flavour,debug) \
 		$(if $(ATTACH),--attach $(ATTACH)) $(if $(GDB_BATCH),--batch $(GDB_BATCH)) \
 		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \
 		$(if $(GUEST),--job $(GUEST)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
@@ -94,17 +103,17 @@ source: deps
 	@$(S)/source.sh
 
 config: source
-	@$(S)/config.sh $(FLAVOUR)
+	@$(S)/config.sh --flavour $(call flavour,config)
 
 build: source
-	@$(S)/build.sh $(FLAVOUR)
+	@$(S)/build.sh --flavour $(call flavour,build)
 
 initramfs: source
 	@$(S)/initramfs.sh
 
 # Boot an already built kernel: make boot FLAVOUR=test JOB=test
 boot:
-	@$(S)/boot.sh --flavour $(FLAVOUR) --job $(JOB) $(if $(TIMEOUT),--timeout $(TIMEOUT))
+	@$(S)/boot.sh --flavour $(call flavour,boot) --job $(JOB) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Re-read a saved console log: make parse LOG=build/logs/guest-suite.log
 parse:

@@ -33,7 +33,7 @@ out=$BUILD/bench
 timeout=""
 mem=2G
 do_build=1
-flavour=bench
+flavour=$(default_flavour bench)
 
 usage() { sed -n '/^# Usage:/,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -109,7 +109,7 @@ main() {
 	if [ "$do_build" -eq 1 ]; then
 		"$TOP/scripts/deps.sh"
 		"$TOP/scripts/source.sh"
-		"$TOP/scripts/build.sh" "$flavour"
+		"$TOP/scripts/build.sh" --flavour "$flavour"
 		"$TOP/scripts/initramfs.sh"
 	fi
 	[ -x "$obj/linux" ] || die "no $flavour kernel at $obj/linux" "build it: make build FLAVOUR=$flavour"

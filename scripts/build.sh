@@ -3,7 +3,7 @@
 # builds, so rebuilds are incremental; ccache is used when installed).  For
 # the UML flavours, point ./linux and ./vmlinux at the result; the smp
 # flavour is an x86_64 bzImage for QEMU (make smp-test) and leaves them.
-# Usage: scripts/build.sh FLAVOUR   (run | test | bench | smp)
+# Usage: scripts/build.sh [--flavour run|test|bench|smp]
 . "$(dirname "$0")/lib.sh"
 
 STEP_RE='^  (CC|AS|LD|AR|HOSTCC|GEN)'
@@ -21,11 +21,11 @@ progress() {
 }
 
 main() {
-	FLAVOUR=${1:?usage: build.sh FLAVOUR}
 	local obj log jobs pid rc=0 start n arch
+	FLAVOUR=$(flavour_opt build "$@")
 	obj=$(obj_dir "$FLAVOUR")
 	arch=$(flavour_arch "$FLAVOUR")
-	"$TOP/scripts/config.sh" "$FLAVOUR"
+	"$TOP/scripts/config.sh" --flavour "$FLAVOUR"
 	log=$LOGS/build-$FLAVOUR.log
 	jobs=$(nproc)
 	# Let clones of this repo at other paths (CI) share ccache entries.
@@ -53,7 +53,6 @@ main() {
 	fi
 	ln -sfn "${obj#"$TOP"/}/linux" "$TOP/linux"
 	ln -sfn "${obj#"$TOP"/}/vmlinux" "$TOP/vmlinux"
-	echo "$FLAVOUR" >"$BUILD/LAST_FLAVOUR"
 	info "built $(cat "$obj/include/config/kernel.release") in $((SECONDS - start)) s; ./linux -> ${obj#"$TOP"/}/linux"
 }
 

@@ -3,7 +3,7 @@
 # x86_64 defconfig (run, test, bench) or onto allnoconfig (smp, an x86_64
 # kernel for QEMU) with the kernel's merge_config.sh, then check that every
 # option a fragment asks for survived olddefconfig.
-# Usage: scripts/config.sh FLAVOUR   (run | test | bench | smp)
+# Usage: scripts/config.sh [--flavour run|test|bench|smp]
 . "$(dirname "$0")/lib.sh"
 
 CONFIGS=${CONFIGS:-$TOP/configs}
@@ -35,8 +35,8 @@ explain_option() {
 }
 
 main() {
-	local flavour=${1:?usage: config.sh FLAVOUR}
-	local frags=() f inputs bad=0 log base merge_base=()
+	local flavour frags=() f inputs bad=0 log base merge_base=()
+	flavour=$(flavour_opt config "$@")
 	OBJ=$(obj_dir "$flavour")
 	ARCH=$(flavour_arch "$flavour")
 	base=$(flavour_base "$flavour")

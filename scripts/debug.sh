@@ -51,7 +51,7 @@ DEFAULT_BREAKS="todo_freeze_task todo_freeze_self todo_thaw_begin"
 # limited to 4 and needs a live process.  Stepping (next, finish, advance)
 # uses software breakpoints either way.
 bp=${BP:-break}
-flavour=test attach="" batch="" breaks=$DEFAULT_BREAKS job=debug
+flavour=$(default_flavour debug) attach="" batch="" breaks=$DEFAULT_BREAKS job=debug
 timeout=${TIMEOUT:-300} extra=()
 
 while [ $# -gt 0 ]; do

@@ -3,11 +3,11 @@
 # kernel needed), build what is needed (the debug flavour and the
 # initramfs), run every host test in tests/host/ (which boot the guest as
 # needed), and end with the line "N passed, N failed, N skipped".
-# Usage: scripts/test.sh [TEST...]   (names of tests/host/*.sh; default: all)
+# The tests get the flavour as TEST_FLAVOUR.
+# Usage: scripts/test.sh [--flavour F] [TEST...]   (tests/host/TEST.sh; all)
 #        scripts/test.sh --check     ("make check": tests/check/ only)
 . "$(dirname "$0")/lib.sh"
 
-export TEST_FLAVOUR=${TEST_FLAVOUR:-test}
 results=$LOGS/test-results.txt
 passed=0 failed=0 skipped=0
 
@@ -72,8 +72,18 @@ finish() {
 }
 
 main() {
-	local name tests=()
+	local tests=() check=0
 	start=$SECONDS
+	export TEST_FLAVOUR
+	TEST_FLAVOUR=$(default_flavour test)
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--flavour) TEST_FLAVOUR=$2; flavour_fragments "$2" >/dev/null; shift 2 ;;
+		--check) check=1; shift ;;
+		*) tests+=("$TOP/tests/host/$1.sh"); shift ;;
+		esac
+	done
+	[ ${#tests[@]} -gt 0 ] || tests=("$TOP"/tests/host/[0-9]*.sh)
 	: >"$results"
 	if ! { timed packages "$TOP/scripts/deps.sh" && timed source "$TOP/scripts/source.sh"; }; then
 		echo "not ok - build: packages and kernel source" >>"$results"
@@ -82,17 +92,12 @@ main() {
 	fi
 	# The report scripts on saved logs: seconds, and no kernel needed.
 	timed check run_tests "$TOP"/tests/check/[0-9]*.sh
-	[ "${1:-}" != --check ] || finish
-	if ! { timed build "$TOP/scripts/build.sh" "$TEST_FLAVOUR" &&
+	[ "$check" -eq 0 ] || finish
+	if ! { timed build "$TOP/scripts/build.sh" --flavour "$TEST_FLAVOUR" &&
 		timed initramfs "$TOP/scripts/initramfs.sh"; }; then
 		echo "not ok - build: kernel '$TEST_FLAVOUR' and initramfs" >>"$results"
 		count <<<"not ok - build: kernel '$TEST_FLAVOUR' and initramfs"
 		finish
-	fi
-	if [ $# -gt 0 ]; then
-		for name; do tests+=("$TOP/tests/host/$name.sh"); done
-	else
-		tests=("$TOP"/tests/host/[0-9]*.sh)
 	fi
 	timed tests run_tests "${tests[@]}"
 	finish

@@ -12,7 +12,7 @@
 #
 # Usage: scripts/trace.sh [--flavour run|test|bench] [--attach] [--out DIR]
 #                         [--timeout S]
-# Environment: FLAVOUR (default run), STRACE (the strace binary).
+# Environment: STRACE (the strace binary).
 #
 # Only the main UML process is traced, never with strace -f: UML runs each
 # guest process in a host process that it ptraces itself (and checks at
@@ -26,7 +26,7 @@
 # the boot runs untraced and at full speed).  Both work.
 . "$(dirname "$0")/session.sh"
 
-flavour=${FLAVOUR:-run}
+flavour=$(default_flavour trace)
 mode=start
 out=$BUILD/trace
 timeout=180

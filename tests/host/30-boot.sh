@@ -53,7 +53,7 @@ feeder() {
 	printf 'exit\n'
 	exec sleep 300
 }
-timeout 300 script -qfec "FLAVOUR=$TEST_FLAVOUR $TOP/scripts/run.sh" /dev/null \
+timeout 300 script -qfec "$TOP/scripts/run.sh --flavour $TEST_FLAVOUR" /dev/null \
 	< <(feeder) >"$tmp/shell" 2>&1 && rc=0 || rc=$?
 kill "$(cat "$tmp/feeder.pid" 2>/dev/null)" 2>/dev/null || true
 tr -d '\r' <"$tmp/shell" >"$tmp/shell.txt"
