@@ -14,6 +14,8 @@
 # check-patches check-candidates.  FLAVOUR=run|test|bench|smp picks the config
 # fragments; each target has its default in configs/flavours.mk (run: run,
 # test: test, ...).
+# Make decides what is stale; the scripts are its recipes and keep no
+# freshness logic of their own.
 
 JOB ?= run
 CYCLES ?= 1000
@@ -23,15 +25,82 @@ S := scripts
 include configs/flavours.mk
 # The flavour of target $1: FLAVOUR= if given, else its default.
 flavour = $(or $(FLAVOUR),$(default.$1))
+# The kernel a flavour boots, and its config.
+kernel = build/obj-$1/$(image.$1)
+config_of = build/obj-$1/.config
 FLAVOURS := $(patsubst fragments.%,%,$(filter fragments.%,$(.VARIABLES)))
 $(if $(FLAVOUR),$(if $(fragments.$(FLAVOUR)),,$(error unknown FLAVOUR=$(FLAVOUR); use one of: $(FLAVOURS))))
 
-.PHONY: run test check stress smp-test bench trace demo debug deps source config build initramfs boot parse refresh \
+# A failed recipe leaves no target that looks up to date (half a .config).
+.DELETE_ON_ERROR:
+# $$ in prerequisites: expanded only for the targets make considers, so
+# the find below runs for the kernel being built, not for all four.
+.SECONDEXPANSION:
+
+.PHONY: FORCE run test check stress smp-test bench trace demo debug deps source config build initramfs boot parse refresh \
 	check-patches check-candidates clean distclean help
 
-run:
+# ---- The build graph.  Every file below is remade only when older than
+# what it is made from.
+
+# The packages are checked again when scripts/deps.sh (its list) or the
+# installed packages changed.
+build/PACKAGES_OK: scripts/deps.sh $(wildcard /var/lib/dpkg/status)
+	@$(S)/deps.sh
+	@touch $@
+
+# build/src with the series applied: again when a series file, a patch
+# it lists, or the Debian source package changed.  The stamp lives in
+# build/src/.git, so it goes with the tree; source.sh writes it, and
+# refresh.sh after exporting build/src into the queues.  Packages first,
+# but checking them again does not re-apply the series (order-only).
+SERIES := kernel-patches/series arch-um-patches/series
+PATCHES := $(shell awk '/^[^\#[:space:]]/ { d = FILENAME; sub(/series$$/, "", d); print d $$1 }' $(SERIES))
+SOURCE := build/src/.git/SERIES_APPLIED
+$(SOURCE): $(SERIES) $(wildcard $(PATCHES) /usr/src/linux-source-6.12.tar.xz \
+		/var/lib/dpkg/info/linux-source-6.12.list) | build/PACKAGES_OK
+	@$(S)/source.sh
+
+# A flavour's .config: again when one of its fragments, the merge script or
+# the source tree (the UML defconfig, Kconfig files) changed.
+# (Static pattern rules: explicit targets, never deleted as intermediate.)
+$(foreach f,$(FLAVOURS),$(call config_of,$f)): build/obj-%/.config: $$(addprefix configs/,$$(addsuffix .config,$$(fragments.$$*))) \
+		scripts/config.sh $(SOURCE)
+	@$(S)/config.sh --flavour $*
+
+# The kernel's own make knows which files it compiles; this graph only
+# says when to run it: when .config or the series changed, and when a file
+# in build/src (edited or committed there by hand) is newer than the start
+# of the last kernel make that succeeded (build.sh writes .kernel-make-start
+# then), so an edit saved during a build is not lost.  Finding the first
+# such file is one cheap find; a file the flavour does not compile costs
+# one kernel make that changes nothing, not one per make run.  Directories
+# do not count: merge_config.sh makes and removes temp files in build/src.
+src_edited = $(if $(wildcard build/obj-$1/.kernel-make-start),$(shell find build/src -path build/src/.git \
+	-prune -o ! -type d -newer build/obj-$1/.kernel-make-start -print -quit 2>/dev/null),FORCE)
+KERNEL_DEPS = build/obj-%/.config $(SOURCE) $$(if $$(call src_edited,$$*),FORCE)
+KERNELS := $(foreach f,$(FLAVOURS),$(call kernel,$f))
+$(filter %/linux,$(KERNELS)): build/obj-%/linux: $(KERNEL_DEPS)
+	@$(S)/build.sh --flavour $*
+$(filter %/bzImage,$(KERNELS)): build/obj-%/arch/x86/boot/bzImage: $(KERNEL_DEPS)
+	@$(S)/build.sh --flavour $*
+
+# The guest's programs, jobs and busybox; the source tree gives
+# gen_init_cpio and the selftest harness.
+build/initramfs.cpio: $(wildcard tests/guest/*.c tests/guest/*.h scripts/guest/* /bin/busybox) \
+		scripts/initramfs.sh $(SOURCE)
+	@$(S)/initramfs.sh
+
+FORCE:
+
+# ---- Commands.
+
+# The flavour's kernel and the initramfs, remade if stale; run.sh boots.
+run: $(call kernel,$(call flavour,run)) build/initramfs.cpio
 	@$(S)/run.sh --flavour $(call flavour,run)
 
+# test.sh asks make for the flavour and the initramfs after make check's
+# part, which needs no kernel.  (No "+": make -n would run the tests.)
 test:
 	@$(S)/test.sh --flavour $(call flavour,test) $(TESTS)
 
@@ -63,16 +132,17 @@ smp-test:
 # KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2 SPIN_MAX=100 TIMEOUT=seconds;
 # TIMELINE=kind,N also draws one freeze per freezer of N tasks of that kind
 # as a timeline (timeline.png, as make demo does).  Results in build/bench/.
-bench:
+bench: $(call kernel,$(call flavour,bench)) build/initramfs.cpio
 	@$(S)/bench.sh --flavour $(call flavour,bench) $(if $(SIZES),--sizes $(SIZES)) $(if $(REPS),--reps $(REPS)) \
 		$(if $(KINDS),--kinds $(KINDS)) $(if $(SPIN_MAX),--spin-max $(SPIN_MAX)) \
 		$(if $(TIMELINE),--timeline $(TIMELINE)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Host syscalls of the main UML process (strace) inside each freeze window,
-# todo vs classic, and outside (scripts/trace.sh); no build: the FLAVOUR
-# kernel must exist.  ATTACH=1 attaches after boot instead of starting
-# ./linux under strace; TIMEOUT=seconds.  Results in build/trace/.
-trace:
+# todo vs classic, and outside (scripts/trace.sh); no kernel build (the
+# FLAVOUR kernel, default run, must exist), the initramfs is brought up to
+# date.  ATTACH=1 attaches after boot instead of starting ./linux under
+# strace; TIMEOUT=seconds.  Results in build/trace/.
+trace: build/initramfs.cpio
 	@$(S)/trace.sh --flavour $(call flavour,trace) $(if $(ATTACH),--attach) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
@@ -80,17 +150,18 @@ trace:
 # no tracepoints), boots, drives the freezes from the host with
 # uml_mconsole and draws their timeline, build/demo/timeline.png
 # (scripts/demo.sh).
-demo:
+demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 	@$(S)/demo.sh --flavour $(call flavour,demo)
 
-# gdb on ./vmlinux of FLAVOUR (default test; no build) with the kernel's
+# gdb on ./vmlinux of FLAVOUR (default test; no kernel build, the
+# initramfs is brought up to date unless attaching) with the kernel's
 # gdb scripts and scripts/gdb/lx_todo.py, booting guest job "debug": one
 # freeze through the todo freezer, breakpoints on todo_freeze_task,
 # todo_freeze_self and todo_thaw_begin (scripts/debug.sh).  ATTACH=pid
 # attaches to a running ./linux instead; GDB_BATCH=file runs that gdb
 # command file non-interactively (TIMEOUT=seconds, default 300);
 # BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; GUEST=job.
-debug:
+debug: $(if $(ATTACH),,build/initramfs.cpio)
 	@$(S)/debug.sh --flavour $(call flavour,debug) \
 		$(if $(ATTACH),--attach $(ATTACH)) $(if $(GDB_BATCH),--batch $(GDB_BATCH)) \
 		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \
@@ -99,19 +170,15 @@ debug:
 deps:
 	@$(S)/deps.sh
 
-source: deps
-	@$(S)/source.sh
+source: $(SOURCE)
 
-config: source
-	@$(S)/config.sh --flavour $(call flavour,config)
+config: $(call config_of,$(call flavour,config))
 
-build: source
-	@$(S)/build.sh --flavour $(call flavour,build)
+build: $(call kernel,$(call flavour,build))
 
-initramfs: source
-	@$(S)/initramfs.sh
+initramfs: build/initramfs.cpio
 
-# Boot an already built kernel: make boot FLAVOUR=test JOB=test
+# Boot an already built kernel (no build): make boot FLAVOUR=test JOB=test
 boot:
 	@$(S)/boot.sh --flavour $(call flavour,boot) --job $(JOB) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
@@ -122,17 +189,17 @@ parse:
 refresh:
 	@$(S)/refresh.sh
 
-check-patches: source
+check-patches: $(SOURCE)
 	@$(S)/check-patches.sh
 
 # The upstream candidates alone (no test, teaching or bench patch) apply,
 # build with the run config and boot for one freeze per freezer.
-check-candidates: source
+check-candidates: $(SOURCE) build/initramfs.cpio
 	@$(S)/check-candidates.sh
 
 # Remove the object dirs and logs; keep build/src (and its unexported work).
 clean:
-	rm -rf build/obj-* build/logs build/initramfs build/initramfs.cpio linux vmlinux
+	rm -rf build/obj-* build/logs build/initramfs build/initramfs.cpio build/PACKAGES_OK linux vmlinux
 
 # Remove everything under build/, including build/src.
 distclean:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # "make demo": a narrated look at the todo freezer next to the classic one.
-# Builds the bench flavour (the default: the run kernel has no tracepoints)
-# and boots ./linux with the demo job
+# Boots ./linux of the bench flavour (the default: the run kernel has no
+# tracepoints; make demo builds it) with the demo job
 # (tests/guest/demo_workloads.c: a spinner, a sleeper, an 8-thread process
 # and a pipe reader).  From the host, with uml_mconsole, it freezes user
 # space for 2 s with each freezer ("freeze todo", "freeze classic"), shows
@@ -18,11 +18,6 @@ FLAVOUR=$(flavour_opt demo "$@")
 out=${DEMO_OUT:-$BUILD/demo}
 command -v uml_mconsole >/dev/null ||
 	die "uml_mconsole not found" "install it: scripts/deps.sh (Debian package uml-utilities)"
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/source.sh"
-"$TOP/scripts/build.sh" --flavour "$FLAVOUR"
-"$TOP/scripts/initramfs.sh"
-
 log=$LOGS/demo.log
 stage "booting ./linux (flavour $FLAVOUR) with the demo"
 session_start --flavour "$FLAVOUR" --job demo --timeout 60 --show none --log "$log" -- kunit.enable=0

@@ -136,6 +136,15 @@ flavour_image() { flavour_table "image.$1"; }
 
 obj_dir() { echo "${OBJ_DIR:-$BUILD/obj-$1}"; }
 
+# link_top FLAVOUR: ./linux and ./vmlinux are that UML kernel (build.sh
+# after building it, run.sh before booting it).
+link_top() {
+	local obj
+	obj=$(obj_dir "$1")
+	ln -sfn "${obj#"$TOP"/}/linux" "$TOP/linux"
+	ln -sfn "${obj#"$TOP"/}/vmlinux" "$TOP/vmlinux"
+}
+
 # Patch names listed in DIR/series, in order (comments and blanks skipped).
 series_patches() {
 	local dir=$1 name
@@ -160,17 +169,12 @@ ccache_cc() {
 
 git_src() { git -C "$SRC" "$@"; }
 
-# "<hash of both queues> <todo branch head>" as of the last apply or refresh:
-# tells source.sh whether build/src still matches the queues.
-STAMP=$BUILD/SERIES_APPLIED
-
-series_hash() {
-	local dir
-	{
-		for dir in "${PATCH_DIRS[@]}"; do cat "$dir/series"; done
-		all_patches | xargs -r cat
-	} | sha256sum | cut -d' ' -f1
-}
+# The Makefile's target for "build/src holds the series": written by
+# source.sh after applying it and by refresh.sh after exporting it, and
+# newer than every series file and patch then.  It holds the todo head of
+# that moment: work on top of it is not exported yet.
+STAMP=$SRC/.git/SERIES_APPLIED
+mark_applied() { git_src rev-parse HEAD >"$STAMP"; }
 
 # check_series_applies: apply every patch, in order, to a scratch index that
 # holds the pristine tree (build/src is not touched).  git apply allows no

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # "make test": check the report scripts on saved logs (tests/check/, no
-# kernel needed), build what is needed (the debug flavour and the
-# initramfs), run every host test in tests/host/ (which boot the guest as
-# needed), and end with the line "N passed, N failed, N skipped".
-# The tests get the flavour as TEST_FLAVOUR.
+# kernel needed), have make build the flavour and the initramfs, run the
+# host tests of tests/host/ (which boot the guest as needed), and end with
+# the line "N passed, N failed, N skipped".  The tests get the flavour as
+# TEST_FLAVOUR.
 # Usage: scripts/test.sh [--flavour F] [TEST...]   (tests/host/TEST.sh; all)
 #        scripts/test.sh --check     ("make check": tests/check/ only)
 . "$(dirname "$0")/lib.sh"
@@ -50,7 +50,6 @@ show_timings() {
 run_tests() {
 	local t out=$LOGS/test-current.out
 	for t; do
-		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
 		stage "test ${t#"$TOP"/}"
 		if ! bash "$t" >"$out" 2>&1; then
 			echo "not ok - ${t#"$TOP"/} exited with an error" >>"$out"
@@ -60,6 +59,13 @@ run_tests() {
 		count <"$out"
 		cat "$out" >>"$results"
 	done
+}
+
+# make_needs TARGET...: make the targets; a failure is a result.
+make_needs() {
+	run make -C "$TOP" -s --no-print-directory FLAVOUR="$TEST_FLAVOUR" "$@" && return 0
+	count < <(echo "not ok - build: make $* (flavour $TEST_FLAVOUR)" | tee -a "$results")
+	return 1
 }
 
 # The end of every run: timings, totals, and the exit status.
@@ -72,7 +78,7 @@ finish() {
 }
 
 main() {
-	local tests=() check=0
+	local t tests=() check=0
 	start=$SECONDS
 	export TEST_FLAVOUR
 	TEST_FLAVOUR=$(default_flavour test)
@@ -84,21 +90,15 @@ main() {
 		esac
 	done
 	[ ${#tests[@]} -gt 0 ] || tests=("$TOP"/tests/host/[0-9]*.sh)
+	for t in "${tests[@]}"; do
+		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
+	done
 	: >"$results"
-	if ! { timed packages "$TOP/scripts/deps.sh" && timed source "$TOP/scripts/source.sh"; }; then
-		echo "not ok - build: packages and kernel source" >>"$results"
-		count <<<"not ok - build: packages and kernel source"
-		finish
-	fi
+	timed source make_needs source || finish
 	# The report scripts on saved logs: seconds, and no kernel needed.
 	timed check run_tests "$TOP"/tests/check/[0-9]*.sh
 	[ "$check" -eq 0 ] || finish
-	if ! { timed build "$TOP/scripts/build.sh" --flavour "$TEST_FLAVOUR" &&
-		timed initramfs "$TOP/scripts/initramfs.sh"; }; then
-		echo "not ok - build: kernel '$TEST_FLAVOUR' and initramfs" >>"$results"
-		count <<<"not ok - build: kernel '$TEST_FLAVOUR' and initramfs"
-		finish
-	fi
+	timed build make_needs build initramfs || finish
 	timed tests run_tests "${tests[@]}"
 	finish
 }

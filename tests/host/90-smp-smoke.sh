@@ -6,7 +6,7 @@
 # code fail; others are listed.  The full run is "make smp-test".
 . "$(dirname "$0")/lib.sh"
 
-if ! "$TOP/scripts/build.sh" --flavour smp >"$LOGS/smp-smoke-build.log" 2>&1; then
+if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp >"$LOGS/smp-smoke-build.log" 2>&1; then
 	fail "smp: kernel 'smp' (x86_64) builds" "$LOGS/smp-smoke-build.log"
 	exit 0
 fi
