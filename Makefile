@@ -1,7 +1,8 @@
 # Front door.  Every target is a script in scripts/ that also runs alone.
 #   make run            build the run flavour, boot ./linux: a guest shell on a
 #                       terminal, else a scripted look at the guest
-#   make test           build the debug flavour, run every test, print totals
+#   make test           run every test (TESTS= some), building what they
+#                       need (the debug flavour), print totals
 #   make check          the report scripts on saved logs (tests/check/), no kernel
 #   make stress         the same for the freezer stress only, CYCLES=1000
 #   make smp-test       the series on 4 vCPUs: x86_64 under QEMU, KCSAN + lockdep
@@ -99,8 +100,9 @@ FORCE:
 run: $(call kernel,$(call flavour,run)) build/initramfs.cpio
 	@$(S)/run.sh --flavour $(call flavour,run)
 
-# test.sh asks make for the flavour and the initramfs after make check's
-# part, which needs no kernel.  (No "+": make -n would run the tests.)
+# test.sh asks make for what the chosen tests need (each test's "# needs:"
+# line), so that make test TESTS=10-patches builds no kernel.  (No "+":
+# make -n would run the tests.)
 test:
 	@$(S)/test.sh --flavour $(call flavour,test) $(TESTS)
 

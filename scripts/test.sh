@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # "make test": check the report scripts on saved logs (tests/check/, no
-# kernel needed), have make build the flavour and the initramfs, run the
-# host tests of tests/host/ (which boot the guest as needed), and end with
-# the line "N passed, N failed, N skipped".  The tests get the flavour as
-# TEST_FLAVOUR.
+# kernel needed), have make build what the chosen host tests of tests/host/
+# need (each names those make targets, for its flavour, TEST_FLAVOUR, in a
+# line "# needs: build initramfs"), run them, and end with the line
+# "N passed, N failed, N skipped".
 # Usage: scripts/test.sh [--flavour F] [TEST...]   (tests/host/TEST.sh; all)
 #        scripts/test.sh --check     ("make check": tests/check/ only)
 . "$(dirname "$0")/lib.sh"
@@ -78,7 +78,7 @@ finish() {
 }
 
 main() {
-	local t tests=() check=0
+	local t tests=() needs=() check=0
 	start=$SECONDS
 	export TEST_FLAVOUR
 	TEST_FLAVOUR=$(default_flavour test)
@@ -98,7 +98,8 @@ main() {
 	# The report scripts on saved logs: seconds, and no kernel needed.
 	timed check run_tests "$TOP"/tests/check/[0-9]*.sh
 	[ "$check" -eq 0 ] || finish
-	timed build make_needs build initramfs || finish
+	mapfile -t needs < <(sed -n 's/^# needs: //p' "${tests[@]}" | tr -s ' ' '\n' | grep . | sort -u)
+	[ ${#needs[@]} -eq 0 ] || timed build make_needs "${needs[@]}" || finish
 	timed tests run_tests "${tests[@]}"
 	finish
 }

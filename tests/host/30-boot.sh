@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Boot the test kernel: it carries the -todo stamp, and the runner copes with
 # a guest that hangs and with a temp dir UML cannot map executable memory from.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(scratch)

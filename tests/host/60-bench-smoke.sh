@@ -4,6 +4,7 @@
 # CSV and PNG; not that any number is fast.  It runs on the test kernel,
 # which has the bench's CONFIG_FREEZER_BENCH too (configs/debug.config), so
 # "make test" needs no third build.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/checks.sh"
 

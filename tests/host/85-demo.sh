@@ -6,6 +6,7 @@
 # every chunk's CRC, IEND last), and its data file has exactly one lane per
 # workload task (the pids the guest printed on its DEMO-TASKS line) for
 # each freezer.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/checks.sh"
 
