@@ -1,7 +1,8 @@
 # Front door.  Every target is a script in scripts/ that also runs alone.
 #   make run            build the run flavour, boot ./linux: a guest shell on a
 #                       terminal, else a scripted look at the guest
-#   make test           build the debug flavour, run every test, print totals
+#   make test           run every test (TESTS= some), building what they
+#                       need (the debug flavour), print totals
 #   make check          the report scripts on saved logs (tests/check/), no kernel
 #   make stress         the same for the freezer stress only, CYCLES=1000
 #   make smp-test       the series on 4 vCPUs: x86_64 under QEMU, KCSAN + lockdep
@@ -11,21 +12,99 @@
 #                       and their timeline picture
 #   make debug          gdb on ./vmlinux, breakpoints on the todo freeze path
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
-# check-patches check-candidates.  FLAVOUR=run|test|bench|smp picks the config fragments.
+# check-patches check-candidates.  FLAVOUR=run|test|bench|smp picks the config
+# fragments; each target has its default in configs/flavours.mk (run: run,
+# test: test, ...).
+# Make decides what is stale; the scripts are its recipes and keep no
+# freshness logic of their own.
 
-FLAVOUR ?= run
 JOB ?= run
 CYCLES ?= 1000
 S := scripts
 
-.PHONY: run test check stress smp-test bench trace demo debug deps source config build initramfs boot parse refresh \
+# fragments.F, image.F and default.TARGET: the one flavour table.
+include configs/flavours.mk
+# The flavour of target $1: FLAVOUR= if given, else its default.
+flavour = $(or $(FLAVOUR),$(default.$1))
+# The kernel a flavour boots, and its config.
+kernel = build/obj-$1/$(image.$1)
+config_of = build/obj-$1/.config
+FLAVOURS := $(patsubst fragments.%,%,$(filter fragments.%,$(.VARIABLES)))
+$(if $(FLAVOUR),$(if $(fragments.$(FLAVOUR)),,$(error unknown FLAVOUR=$(FLAVOUR); use one of: $(FLAVOURS))))
+
+# A failed recipe leaves no target that looks up to date (half a .config).
+.DELETE_ON_ERROR:
+# $$ in prerequisites: expanded only for the targets make considers, so
+# the find below runs for the kernel being built, not for all four.
+.SECONDEXPANSION:
+
+.PHONY: FORCE run test check stress smp-test bench trace demo debug deps source config build initramfs boot parse refresh \
 	check-patches check-candidates clean distclean help
 
-run:
-	@$(S)/run.sh
+# ---- The build graph.  Every file below is remade only when older than
+# what it is made from.
 
+# The packages are checked again when scripts/deps.sh (its list) or the
+# installed packages changed.
+build/PACKAGES_OK: scripts/deps.sh $(wildcard /var/lib/dpkg/status)
+	@$(S)/deps.sh
+	@touch $@
+
+# build/src with the series applied: again when a series file, a patch
+# it lists, or the Debian source package changed.  The stamp lives in
+# build/src/.git, so it goes with the tree; source.sh writes it, and
+# refresh.sh after exporting build/src into the queues.  Packages first,
+# but checking them again does not re-apply the series (order-only).
+SERIES := kernel-patches/series arch-um-patches/series
+PATCHES := $(shell awk '/^[^\#[:space:]]/ { d = FILENAME; sub(/series$$/, "", d); print d $$1 }' $(SERIES))
+SOURCE := build/src/.git/SERIES_APPLIED
+$(SOURCE): $(SERIES) $(wildcard $(PATCHES) /usr/src/linux-source-6.12.tar.xz \
+		/var/lib/dpkg/info/linux-source-6.12.list) | build/PACKAGES_OK
+	@$(S)/source.sh
+
+# A flavour's .config: again when one of its fragments, the merge script or
+# the source tree (the UML defconfig, Kconfig files) changed.
+# (Static pattern rules: explicit targets, never deleted as intermediate.)
+$(foreach f,$(FLAVOURS),$(call config_of,$f)): build/obj-%/.config: $$(addprefix configs/,$$(addsuffix .config,$$(fragments.$$*))) \
+		scripts/config.sh $(SOURCE)
+	@$(S)/config.sh --flavour $*
+
+# The kernel's own make knows which files it compiles; this graph only
+# says when to run it: when .config or the series changed, and when a file
+# in build/src (edited or committed there by hand) is newer than the start
+# of the last kernel make that succeeded (build.sh writes .kernel-make-start
+# then), so an edit saved during a build is not lost.  Finding the first
+# such file is one cheap find; a file the flavour does not compile costs
+# one kernel make that changes nothing, not one per make run.  Directories
+# do not count: merge_config.sh makes and removes temp files in build/src.
+src_edited = $(if $(wildcard build/obj-$1/.kernel-make-start),$(shell find build/src -path build/src/.git \
+	-prune -o ! -type d -newer build/obj-$1/.kernel-make-start -print -quit 2>/dev/null),FORCE)
+KERNEL_DEPS = build/obj-%/.config $(SOURCE) $$(if $$(call src_edited,$$*),FORCE)
+KERNELS := $(foreach f,$(FLAVOURS),$(call kernel,$f))
+$(filter %/linux,$(KERNELS)): build/obj-%/linux: $(KERNEL_DEPS)
+	@$(S)/build.sh --flavour $*
+$(filter %/bzImage,$(KERNELS)): build/obj-%/arch/x86/boot/bzImage: $(KERNEL_DEPS)
+	@$(S)/build.sh --flavour $*
+
+# The guest's programs, jobs and busybox; the source tree gives
+# gen_init_cpio and the selftest harness.
+build/initramfs.cpio: $(wildcard tests/guest/*.c tests/guest/*.h scripts/guest/* /bin/busybox) \
+		scripts/initramfs.sh $(SOURCE)
+	@$(S)/initramfs.sh
+
+FORCE:
+
+# ---- Commands.
+
+# The flavour's kernel and the initramfs, remade if stale; run.sh boots.
+run: $(call kernel,$(call flavour,run)) build/initramfs.cpio
+	@$(S)/run.sh --flavour $(call flavour,run)
+
+# test.sh asks make for what the chosen tests need (each test's "# needs:"
+# line), so that make test TESTS=10-patches builds no kernel.  (No "+":
+# make -n would run the tests.)
 test:
-	@$(S)/test.sh $(TESTS)
+	@$(S)/test.sh --flavour $(call flavour,test) $(TESTS)
 
 # The parsers and report scripts on the saved logs of tests/data/: needs
 # the kernel source (KUnit's parser), not a kernel build.
@@ -35,7 +114,8 @@ check:
 # Freezer stress with CYCLES freeze/thaw cycles (tests/host/50-stress.sh);
 # builds what is needed as make test does.  TIMEOUT= overrides its limit.
 stress:
-	@STRESS_CYCLES=$(CYCLES) $(if $(TIMEOUT),STRESS_TIMEOUT=$(TIMEOUT)) $(S)/test.sh 50-stress
+	@STRESS_CYCLES=$(CYCLES) $(if $(TIMEOUT),STRESS_TIMEOUT=$(TIMEOUT)) \
+		$(S)/test.sh --flavour $(call flavour,stress) 50-stress
 
 # The series on more than one CPU (tests/host/smp-full.sh): build the smp
 # flavour (configs/smp.config: x86_64, KCSAN + lockdep) and boot it under
@@ -46,43 +126,45 @@ stress:
 # and CYCLES freeze/thaw cycles under churn spread over all CPUs.
 # TIMEOUT= overrides its limit.
 smp-test:
-	@TEST_FLAVOUR=smp SMP_CYCLES=$(CYCLES) $(if $(HAMMER),SMP_HAMMER_CYCLES=$(HAMMER)) \
-		$(if $(TIMEOUT),SMP_TIMEOUT=$(TIMEOUT)) $(S)/test.sh smp-full
+	@SMP_CYCLES=$(CYCLES) $(if $(HAMMER),SMP_HAMMER_CYCLES=$(HAMMER)) \
+		$(if $(TIMEOUT),SMP_TIMEOUT=$(TIMEOUT)) $(S)/test.sh --flavour $(call flavour,smp-test) smp-full
 
 # Freeze/thaw latency per task kind, todo vs classic in one boot of the
 # bench flavour (scripts/bench.sh): SIZES=10,100,1000,4000 REPS=7, also
 # KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2 SPIN_MAX=100 TIMEOUT=seconds;
 # TIMELINE=kind,N also draws one freeze per freezer of N tasks of that kind
 # as a timeline (timeline.png, as make demo does).  Results in build/bench/.
-bench:
-	@$(S)/bench.sh $(if $(SIZES),--sizes $(SIZES)) $(if $(REPS),--reps $(REPS)) \
+bench: $(call kernel,$(call flavour,bench)) build/initramfs.cpio
+	@$(S)/bench.sh --flavour $(call flavour,bench) $(if $(SIZES),--sizes $(SIZES)) $(if $(REPS),--reps $(REPS)) \
 		$(if $(KINDS),--kinds $(KINDS)) $(if $(SPIN_MAX),--spin-max $(SPIN_MAX)) \
 		$(if $(TIMELINE),--timeline $(TIMELINE)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Host syscalls of the main UML process (strace) inside each freeze window,
-# todo vs classic, and outside (scripts/trace.sh); no build: the FLAVOUR
-# kernel must exist.  ATTACH=1 attaches after boot instead of starting
-# ./linux under strace; TIMEOUT=seconds.  Results in build/trace/.
-trace:
-	@$(S)/trace.sh --flavour $(FLAVOUR) $(if $(ATTACH),--attach) \
+# todo vs classic, and outside (scripts/trace.sh); no kernel build (the
+# FLAVOUR kernel, default run, must exist), the initramfs is brought up to
+# date.  ATTACH=1 attaches after boot instead of starting ./linux under
+# strace; TIMEOUT=seconds.  Results in build/trace/.
+trace: build/initramfs.cpio
+	@$(S)/trace.sh --flavour $(call flavour,trace) $(if $(ATTACH),--attach) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Builds the bench flavour (FLAVOUR=bench unless given: the run kernel has
 # no tracepoints), boots, drives the freezes from the host with
 # uml_mconsole and draws their timeline, build/demo/timeline.png
 # (scripts/demo.sh).
-demo:
-	@FLAVOUR=$(if $(filter command line environment,$(origin FLAVOUR)),$(FLAVOUR),bench) $(S)/demo.sh
+demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
+	@$(S)/demo.sh --flavour $(call flavour,demo)
 
-# gdb on ./vmlinux of FLAVOUR (default test; no build) with the kernel's
+# gdb on ./vmlinux of FLAVOUR (default test; no kernel build, the
+# initramfs is brought up to date unless attaching) with the kernel's
 # gdb scripts and scripts/gdb/lx_todo.py, booting guest job "debug": one
 # freeze through the todo freezer, breakpoints on todo_freeze_task,
 # todo_freeze_self and todo_thaw_begin (scripts/debug.sh).  ATTACH=pid
 # attaches to a running ./linux instead; GDB_BATCH=file runs that gdb
 # command file non-interactively (TIMEOUT=seconds, default 300);
 # BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; GUEST=job.
-debug:
-	@$(S)/debug.sh $(if $(filter command line environment,$(origin FLAVOUR)),--flavour $(FLAVOUR)) \
+debug: $(if $(ATTACH),,build/initramfs.cpio)
+	@$(S)/debug.sh --flavour $(call flavour,debug) \
 		$(if $(ATTACH),--attach $(ATTACH)) $(if $(GDB_BATCH),--batch $(GDB_BATCH)) \
 		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \
 		$(if $(GUEST),--job $(GUEST)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
@@ -90,21 +172,17 @@ debug:
 deps:
 	@$(S)/deps.sh
 
-source: deps
-	@$(S)/source.sh
+source: $(SOURCE)
 
-config: source
-	@$(S)/config.sh $(FLAVOUR)
+config: $(call config_of,$(call flavour,config))
 
-build: source
-	@$(S)/build.sh $(FLAVOUR)
+build: $(call kernel,$(call flavour,build))
 
-initramfs: source
-	@$(S)/initramfs.sh
+initramfs: build/initramfs.cpio
 
-# Boot an already built kernel: make boot FLAVOUR=test JOB=test
+# Boot an already built kernel (no build): make boot FLAVOUR=test JOB=test
 boot:
-	@$(S)/boot.sh --flavour $(FLAVOUR) --job $(JOB) $(if $(TIMEOUT),--timeout $(TIMEOUT))
+	@$(S)/boot.sh --flavour $(call flavour,boot) --job $(JOB) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Re-read a saved console log: make parse LOG=build/logs/guest-suite.log
 parse:
@@ -113,17 +191,17 @@ parse:
 refresh:
 	@$(S)/refresh.sh
 
-check-patches: source
+check-patches: $(SOURCE)
 	@$(S)/check-patches.sh
 
 # The upstream candidates alone (no test, teaching or bench patch) apply,
 # build with the run config and boot for one freeze per freezer.
-check-candidates: source
+check-candidates: $(SOURCE) build/initramfs.cpio
 	@$(S)/check-candidates.sh
 
 # Remove the object dirs and logs; keep build/src (and its unexported work).
 clean:
-	rm -rf build/obj-* build/logs build/initramfs build/initramfs.cpio linux vmlinux
+	rm -rf build/obj-* build/logs build/initramfs build/initramfs.cpio build/PACKAGES_OK linux vmlinux
 
 # Remove everything under build/, including build/src.
 distclean:

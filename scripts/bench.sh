@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # "make bench": what does the todo freezer cost compared with the classic
-# one?  Builds the bench flavour (same patches, no debug options) and the
-# initramfs, boots ./linux once with the bench job (scripts/guest/bench.sh),
+# one?  Boots ./linux of the bench flavour once (same patches, no debug
+# options; make bench builds it) with the bench job (scripts/guest/bench.sh),
 # which freezes and thaws N tasks of each kind, alternating todo and classic
 # through /sys/power/freezer, and measures the in-kernel floor and the
 # allocations per task; then writes the results to the output directory:
@@ -15,7 +15,7 @@
 # Usage: scripts/bench.sh [--sizes 10,100,1000,4000] [--reps 7]
 #          [--kinds spin,pause,pipe,nanosleep,threads,uring,cgroup2] [--spin-max 100]
 #          [--alloc-n 1000] [--timeline KIND,N] [--out DIR] [--timeout S]
-#          [--mem M] [--no-build]
+#          [--mem M]
 #          [--flavour bench]   (the smoke test of "make test" uses the test
 #          kernel, which also has CONFIG_FREEZER_BENCH: no third build)
 # Environment: SIZES, REPS, KINDS, SPIN_MAX, TIMELINE give the defaults
@@ -32,8 +32,7 @@ alloc_n=1000
 out=$BUILD/bench
 timeout=""
 mem=2G
-do_build=1
-flavour=bench
+flavour=$(default_flavour bench)
 
 usage() { sed -n '/^# Usage:/,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -48,7 +47,6 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
-	--no-build) do_build=0; shift ;;
 	--flavour) flavour=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "bench.sh: unknown argument '$1'" "$(usage | head -n 3)" ;;
@@ -106,12 +104,6 @@ progress() {
 main() {
 	local start=$SECONDS log obj rc=0
 	obj=$(obj_dir "$flavour")
-	if [ "$do_build" -eq 1 ]; then
-		"$TOP/scripts/deps.sh"
-		"$TOP/scripts/source.sh"
-		"$TOP/scripts/build.sh" "$flavour"
-		"$TOP/scripts/initramfs.sh"
-	fi
 	[ -x "$obj/linux" ] || die "no $flavour kernel at $obj/linux" "build it: make build FLAVOUR=$flavour"
 	mkdir -p "$out"
 	rm -f "$out"/{results,summary,alloc}.csv "$out"/table.txt "$out"/latency.png "$out"/plot-*.dat \

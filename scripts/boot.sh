@@ -9,6 +9,6 @@
 # Exit: the guest's status; 124 timeout; 125 no exit line; 126 host problem.
 . "$(dirname "$0")/session.sh"
 
-flavour=$(cat "$BUILD/LAST_FLAVOUR" 2>/dev/null || echo run)
+flavour=$(default_flavour boot)
 session_start --flavour "$flavour" "$@"
 session_wait

@@ -3,7 +3,9 @@
 # builds, so rebuilds are incremental; ccache is used when installed).  For
 # the UML flavours, point ./linux and ./vmlinux at the result; the smp
 # flavour is an x86_64 bzImage for QEMU (make smp-test) and leaves them.
-# Usage: scripts/build.sh FLAVOUR   (run | test | bench | smp)
+# It runs the kernel's make on the existing .config (make config, or make
+# build, which configures first when the fragments changed).
+# Usage: scripts/build.sh [--flavour run|test|bench|smp]
 . "$(dirname "$0")/lib.sh"
 
 STEP_RE='^  (CC|AS|LD|AR|HOSTCC|GEN)'
@@ -21,11 +23,12 @@ progress() {
 }
 
 main() {
-	FLAVOUR=${1:?usage: build.sh FLAVOUR}
-	local obj log jobs pid rc=0 start n arch
+	local obj log jobs pid rc=0 start n arch image
+	FLAVOUR=$(flavour_opt build "$@")
 	obj=$(obj_dir "$FLAVOUR")
 	arch=$(flavour_arch "$FLAVOUR")
-	"$TOP/scripts/config.sh" "$FLAVOUR"
+	image=$obj/$(flavour_image "$FLAVOUR")
+	[ -f "$obj/.config" ] || die "no ${obj#"$TOP"/}/.config" "configure and build: make build FLAVOUR=$FLAVOUR"
 	log=$LOGS/build-$FLAVOUR.log
 	jobs=$(nproc)
 	# Let clones of this repo at other paths (CI) share ccache entries.
@@ -33,6 +36,7 @@ main() {
 	stage "building '$FLAVOUR' (log: ${log#"$TOP"/})"
 	start=$SECONDS
 	: >"$log"
+	touch "$obj/.kernel-make-start.new"
 	progress "$log" 20 &
 	pid=$!
 	# LOCALVERSION= (set, empty) stops setlocalversion from appending "+" for
@@ -45,15 +49,18 @@ main() {
 		"after fixing it in $SRC, run: make build FLAVOUR=$FLAVOUR"
 	n=$(grep -cE "$STEP_RE" "$log" || true)
 	[ "$n" -le "$(cat "$log.steps" 2>/dev/null || echo 0)" ] || echo "$n" >"$log.steps"
+	# For the Makefile: the image is now as new as .config and the source
+	# stamp even when nothing needed linking, and what changes in build/src
+	# after the start of this make (.kernel-make-start) may not be in it.
+	touch "$image"
+	mv -f "$obj/.kernel-make-start.new" "$obj/.kernel-make-start"
 	# The smp flavour is for QEMU, and a build into another dir (OBJ_DIR=,
 	# e.g. the candidates alone) is not the one ./linux should run.
 	if [ "$arch" != um ] || [ -n "${OBJ_DIR:-}" ]; then
-		info "built $(cat "$obj/include/config/kernel.release") ($arch) in $((SECONDS - start)) s: ${obj#"$TOP"/}/$(flavour_image "$FLAVOUR")"
+		info "built $(cat "$obj/include/config/kernel.release") ($arch) in $((SECONDS - start)) s: ${image#"$TOP"/}"
 		return 0
 	fi
-	ln -sfn "${obj#"$TOP"/}/linux" "$TOP/linux"
-	ln -sfn "${obj#"$TOP"/}/vmlinux" "$TOP/vmlinux"
-	echo "$FLAVOUR" >"$BUILD/LAST_FLAVOUR"
+	link_top "$FLAVOUR"
 	info "built $(cat "$obj/include/config/kernel.release") in $((SECONDS - start)) s; ./linux -> ${obj#"$TOP"/}/linux"
 }
 

@@ -57,9 +57,9 @@ main() {
 	n=$(candidates | wc -l)
 	stage "the $n upstream candidates alone: apply, build, boot"
 	prepare_tree
-	KERNEL_SRC=$TREE OBJ_DIR=$OBJ "$TOP/scripts/build.sh" run ||
+	KERNEL_SRC=$TREE OBJ_DIR=$OBJ "$TOP/scripts/config.sh" --flavour run
+	KERNEL_SRC=$TREE OBJ_DIR=$OBJ "$TOP/scripts/build.sh" --flavour run ||
 		die "the candidates alone do not build" "see $LOGS/build-run.log"
-	"$TOP/scripts/initramfs.sh"
 	OBJ_DIR=$OBJ exec "$TOP/scripts/boot.sh" --flavour run --job candidates --timeout 300 \
 		--show "${SHOW:-guest}" --log "$LOGS/candidates.log"
 }

@@ -44,7 +44,7 @@ main() {
 	# EXPERT makes options such as TASK_TODO visible, so they can be off.
 	printf '# Compile check: the feature switched off.\nCONFIG_EXPERT=y\n# CONFIG_%s is not set\n' \
 		"$option" >>"$frag/base.config"
-	CONFIGS=$frag OBJ_DIR=$OBJ "$TOP/scripts/config.sh" run
+	CONFIGS=$frag OBJ_DIR=$OBJ "$TOP/scripts/config.sh" --flavour run
 	rm -rf "$frag"
 	grep -q "^# CONFIG_$option is not set" "$OBJ/.config" ||
 		die "CONFIG_$option could not be switched off in $OBJ/.config"

@@ -2,8 +2,9 @@
 # Make build/obj-FLAVOUR/.config: merge configs/ fragments onto the UML
 # x86_64 defconfig (run, test, bench) or onto allnoconfig (smp, an x86_64
 # kernel for QEMU) with the kernel's merge_config.sh, then check that every
-# option a fragment asks for survived olddefconfig.
-# Usage: scripts/config.sh FLAVOUR   (run | test | bench | smp)
+# option a fragment asks for survived olddefconfig.  It always configures
+# anew: whether that is needed is the Makefile's call (make config).
+# Usage: scripts/config.sh [--flavour run|test|bench|smp]
 . "$(dirname "$0")/lib.sh"
 
 CONFIGS=${CONFIGS:-$TOP/configs}
@@ -35,8 +36,8 @@ explain_option() {
 }
 
 main() {
-	local flavour=${1:?usage: config.sh FLAVOUR}
-	local frags=() f inputs bad=0 log base merge_base=()
+	local flavour frags=() f bad=0 log base merge_base=()
+	flavour=$(flavour_opt config "$@")
 	OBJ=$(obj_dir "$flavour")
 	ARCH=$(flavour_arch "$flavour")
 	base=$(flavour_base "$flavour")
@@ -49,14 +50,8 @@ main() {
 		# -n: merge_config.sh runs allnoconfig with the fragments as
 		# KCONFIG_ALLCONFIG, so what no fragment names is off.
 		merge_base=(-n)
-		inputs=$( { echo "$ARCH $base"; cat "${frags[@]}"; } | sha256sum | cut -d' ' -f1)
 	else
 		merge_base=(-m "$base")
-		inputs=$( { echo "$ARCH"; cat "$SRC/$base" "${frags[@]}"; } | sha256sum | cut -d' ' -f1)
-	fi
-	if [ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.config-inputs" 2>/dev/null)" = "$inputs" ]; then
-		info "config for '$flavour' is up to date ($OBJ/.config)"
-		return 0
 	fi
 	stage "configuring '$flavour' (ARCH=$ARCH) from $base and ${frags[*]#"$TOP"/}"
 	log=$LOGS/config-$flavour.log
@@ -73,11 +68,10 @@ main() {
 		done < <(check_fragment "$f" "$OBJ/.config")
 	done
 	if [ "$bad" -ne 0 ]; then
-		rm -f "$OBJ/.config-inputs"
+		rm -f "$OBJ/.config" # no build from it, and make configures again
 		die "configuration '$flavour' does not have every requested option" \
 			"fix the fragment named above, then run this again"
 	fi
-	echo "$inputs" >"$OBJ/.config-inputs"
 	info "config OK: every requested option is in $OBJ/.config"
 }
 

@@ -51,7 +51,7 @@ DEFAULT_BREAKS="todo_freeze_task todo_freeze_self todo_thaw_begin"
 # limited to 4 and needs a live process.  Stepping (next, finish, advance)
 # uses software breakpoints either way.
 bp=${BP:-break}
-flavour=test attach="" batch="" breaks=$DEFAULT_BREAKS job=debug
+flavour=$(default_flavour debug) attach="" batch="" breaks=$DEFAULT_BREAKS job=debug
 timeout=${TIMEOUT:-300} extra=()
 
 while [ $# -gt 0 ]; do
@@ -71,7 +71,6 @@ done
 flavour_fragments "$flavour" >/dev/null
 obj=$(obj_dir "$flavour")
 vmlinux=$obj/vmlinux
-initrd=$BUILD/initramfs.cpio
 
 command -v gdb >/dev/null ||
 	die "gdb is not installed" "run: make deps (or apt-get install -y gdb)"
@@ -151,15 +150,8 @@ running_kernels() {
 	echo "${out:-none}"
 }
 
-if [ -n "$attach" ]; then
-	check_attach "$attach"
-	check_build
-else
-	check_build
-	if [ ! -f "$initrd" ] || [ -n "$(find "$TOP/scripts/guest" -newer "$initrd" 2>/dev/null)" ]; then
-		"$TOP/scripts/initramfs.sh"
-	fi
-fi
+[ -z "$attach" ] || check_attach "$attach"
+check_build
 
 # gdb auto-loads vmlinux-gdb.py (the kernel's lx- commands) next to an
 # objfile named vmlinux, and only from an auto-load safe path.

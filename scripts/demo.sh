@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # "make demo": a narrated look at the todo freezer next to the classic one.
-# Builds the bench flavour (FLAVOUR=bench by default: the run kernel has no
-# tracepoints) and boots ./linux with the demo job
+# Boots ./linux of the bench flavour (the default: the run kernel has no
+# tracepoints; make demo builds it) with the demo job
 # (tests/guest/demo_workloads.c: a spinner, a sleeper, an 8-thread process
 # and a pipe reader).  From the host, with uml_mconsole, it freezes user
 # space for 2 s with each freezer ("freeze todo", "freeze classic"), shows
@@ -11,17 +11,13 @@
 # The guest also traces both freezes (tests/guest/timeline.h); the demo ends
 # with their picture, one lane per workload task, todo above classic:
 # DEMO_OUT/timeline.png and its data, timeline.dat (DEMO_OUT: build/demo).
+# Usage: scripts/demo.sh [--flavour F]
 . "$(dirname "$0")/session.sh"
 
-FLAVOUR=${FLAVOUR:-bench}
+FLAVOUR=$(flavour_opt demo "$@")
 out=${DEMO_OUT:-$BUILD/demo}
 command -v uml_mconsole >/dev/null ||
 	die "uml_mconsole not found" "install it: scripts/deps.sh (Debian package uml-utilities)"
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/source.sh"
-"$TOP/scripts/build.sh" "$FLAVOUR"
-"$TOP/scripts/initramfs.sh"
-
 log=$LOGS/demo.log
 stage "booting ./linux (flavour $FLAVOUR) with the demo"
 session_start --flavour "$FLAVOUR" --job demo --timeout 60 --show none --log "$log" -- kunit.enable=0

@@ -87,15 +87,30 @@ check_tempdir() {
 	esac
 }
 
-# Flavours: which config fragments make up each build.  run, test and
-# bench are UML; smp is x86_64, booted under QEMU by make smp-test.
+# The flavour table, configs/flavours.mk (the Makefile includes it too).
+# flavour_table KEY: its VALUE, empty when the key is not there.
+flavour_table() { sed -n "s/^$1 *:= *//p" "$TOP/configs/flavours.mk"; }
+
+# The config fragments of a flavour; dies on an unknown flavour.
 flavour_fragments() {
-	case $1 in
-	run)   echo "base" ;;
-	test)  echo "base debug" ;;
-	bench) echo "base bench" ;;
-	smp)   echo "smp" ;;
-	*) die "unknown flavour '$1'" "use one of: run test bench smp" ;;
+	local frags
+	frags=$(flavour_table "fragments.$1")
+	[ -n "$frags" ] || die "unknown flavour '$1'" \
+		"use one of: $(sed -n 's/^fragments\.\([^ ]*\) .*/\1/p' "$TOP/configs/flavours.mk" | paste -sd' ')"
+	echo "$frags"
+}
+
+# default_flavour CMD: the flavour of "make CMD" and scripts/CMD.sh when
+# none is named.
+default_flavour() { flavour_table "default.$1"; }
+
+# flavour_opt CMD [--flavour F]: the flavour of scripts/CMD.sh, which
+# takes no other argument: F (checked), else CMD's default.
+flavour_opt() {
+	case $#:${2:-} in
+	1:) default_flavour "$1" ;;
+	3:--flavour) flavour_fragments "$3" >/dev/null && echo "$3" ;;
+	*) die "$1.sh: unknown arguments '${*:2}'" "usage: scripts/$1.sh [--flavour F]" ;;
 	esac
 }
 
@@ -117,14 +132,18 @@ flavour_base() {
 }
 
 # The file a flavour boots, relative to its object dir.
-flavour_image() {
-	case $(flavour_arch "$1") in
-	um) echo linux ;;
-	*) echo arch/x86/boot/bzImage ;;
-	esac
-}
+flavour_image() { flavour_table "image.$1"; }
 
 obj_dir() { echo "${OBJ_DIR:-$BUILD/obj-$1}"; }
+
+# link_top FLAVOUR: ./linux and ./vmlinux are that UML kernel (build.sh
+# after building it, run.sh before booting it).
+link_top() {
+	local obj
+	obj=$(obj_dir "$1")
+	ln -sfn "${obj#"$TOP"/}/linux" "$TOP/linux"
+	ln -sfn "${obj#"$TOP"/}/vmlinux" "$TOP/vmlinux"
+}
 
 # Patch names listed in DIR/series, in order (comments and blanks skipped).
 series_patches() {
@@ -150,17 +169,12 @@ ccache_cc() {
 
 git_src() { git -C "$SRC" "$@"; }
 
-# "<hash of both queues> <todo branch head>" as of the last apply or refresh:
-# tells source.sh whether build/src still matches the queues.
-STAMP=$BUILD/SERIES_APPLIED
-
-series_hash() {
-	local dir
-	{
-		for dir in "${PATCH_DIRS[@]}"; do cat "$dir/series"; done
-		all_patches | xargs -r cat
-	} | sha256sum | cut -d' ' -f1
-}
+# The Makefile's target for "build/src holds the series": written by
+# source.sh after applying it and by refresh.sh after exporting it, and
+# newer than every series file and patch then.  It holds the todo head of
+# that moment: work on top of it is not exported yet.
+STAMP=$SRC/.git/SERIES_APPLIED
+mark_applied() { git_src rev-parse HEAD >"$STAMP"; }
 
 # check_series_applies: apply every patch, in order, to a scratch index that
 # holds the pristine tree (build/src is not touched).  git apply allows no

@@ -70,7 +70,7 @@ write_cover_letter() {
 }
 
 main() {
-	local tmp commit queue patch n_kernel=0 n_um=0 seen_um=0 name
+	local tmp commit queue patch n_kernel=0 n_um=0 seen_um=0 name when
 	local kernel_names=() um_names=()
 	[ -d "$SRC/.git" ] || die "no tree at $SRC" "run: make source"
 	[ -z "$(git_src status --porcelain)" ] ||
@@ -101,7 +101,11 @@ main() {
 	write_series "$KERNEL_PATCHES" "${kernel_names[@]}"
 	write_series "$ARCH_UM_PATCHES" "${um_names[@]}"
 	write_cover_letter
-	echo "$(series_hash) $(git_src rev-parse HEAD)" >"$STAMP"
+	# build/src is where the queues came from, so nothing built from it is
+	# stale for them: they take the time of the last apply, as the stamp.
+	when=$(stat -c %y "$STAMP" 2>/dev/null || date '+%F %T.%N')
+	mark_applied
+	{ echo "$STAMP"; printf '%s/series\n' "${PATCH_DIRS[@]}"; all_patches; } | xargs -d '\n' touch -d "$when" --
 	info "exported $n_kernel kernel and $n_um arch/um patches; review with: git diff --stat -- kernel-patches arch-um-patches"
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Prepare build/src: Debian's linux-source-6.12 unpacked as a git tree (tag
 # "pristine"), with kernel-patches/series then arch-um-patches/series applied
-# on branch "todo" by git am.  Edits made there are kept: the series is only
-# re-applied when the queues changed and the branch holds nothing unexported.
+# on branch "todo" by git am.  Whether that is needed is the Makefile's call
+# (make source: the queues are newer than build/src/.git/SERIES_APPLIED);
+# run alone, it applies the series again.  Edits made there are kept: it
+# stops when the branch holds work not exported.
 . "$(dirname "$0")/lib.sh"
 
 source_version() {
@@ -28,7 +30,18 @@ unpack() {
 	rm -rf "$SRC"
 	mv "$tmp" "$SRC"
 	echo "$version" >"$BUILD/SOURCE_VERSION"
-	rm -f "$STAMP"
+}
+
+# Die if build/src has commits or changes past the last apply or export:
+# a new source or a fresh apply would drop them.
+check_exported() {
+	local applied
+	[ -f "$STAMP" ] && [ -d "$SRC/.git" ] || return 0
+	applied=$(awk '{ print $NF }' "$STAMP") # an older stamp had "HASH HEAD"
+	[ "$(git_src rev-parse HEAD)" != "$applied" ] || [ -n "$(git_src status --porcelain)" ] || return 0
+	die "$1, but $SRC (branch $BRANCH) has work that is not exported" \
+		"keep your work: commit it there and run 'make refresh', or" \
+		"drop it: git -C $SRC reset --hard $applied; then run this again"
 }
 
 # The series was checked to apply (check_series_applies), so git am only
@@ -54,36 +67,22 @@ apply_series() {
 		am_one "$patch"
 		n=$((n + 1))
 	done < <(all_patches)
-	echo "$(series_hash) $(git_src rev-parse HEAD)" >"$STAMP"
+	mark_applied
 	info "applied $n patches on top of $PRISTINE_TAG"
 }
 
 main() {
-	local version want have_hash have_head
+	local version
 	command -v git >/dev/null || die "git is not installed" "run: make deps"
 	version=$(source_version)
 	info "kernel source: Debian $SOURCE_PKG $version ($SOURCE_TARBALL)"
+	# Trees applied before the stamp moved into build/src/.git.
+	[ ! -f "$BUILD/SERIES_APPLIED" ] || [ ! -d "$SRC/.git" ] || mv -f "$BUILD/SERIES_APPLIED" "$STAMP"
 	if [ ! -d "$SRC/.git" ] || [ "$(cat "$BUILD/SOURCE_VERSION" 2>/dev/null)" != "$version" ]; then
-		if [ -f "$STAMP" ] && [ -d "$SRC/.git" ] &&
-			[ "$(git_src rev-parse HEAD)" != "$(cut -d' ' -f2 "$STAMP")" ]; then
-			die "$SOURCE_PKG changed to $version but $SRC has commits not exported" \
-				"export them first: make refresh; then run this again"
-		fi
+		check_exported "$SOURCE_PKG changed to $version"
 		unpack "$version"
 	fi
-	want=$(series_hash)
-	if [ -f "$STAMP" ] && git_src rev-parse -q --verify "refs/heads/$BRANCH" >/dev/null; then
-		read -r have_hash have_head <"$STAMP"
-		if [ "$want" = "$have_hash" ]; then
-			info "series unchanged since it was applied; building $SRC as it is"
-			return 0
-		fi
-		if [ "$(git_src rev-parse HEAD)" != "$have_head" ] || [ -n "$(git_src status --porcelain)" ]; then
-			die "the patch queues changed, but $SRC (branch $BRANCH) has work that is not exported" \
-				"keep your work: commit it there and run 'make refresh', or" \
-				"drop it: git -C $SRC reset --hard $have_head; then run this again"
-		fi
-	fi
+	check_exported "the series is to be applied again"
 	apply_series
 }
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # "make test": check the report scripts on saved logs (tests/check/, no
-# kernel needed), build what is needed (the debug flavour and the
-# initramfs), run every host test in tests/host/ (which boot the guest as
-# needed), and end with the line "N passed, N failed, N skipped".
-# Usage: scripts/test.sh [TEST...]   (names of tests/host/*.sh; default: all)
+# kernel needed), have make build what the chosen host tests of tests/host/
+# need (each names those make targets, for its flavour, TEST_FLAVOUR, in a
+# line "# needs: build initramfs"), run them, and end with the line
+# "N passed, N failed, N skipped".
+# Usage: scripts/test.sh [--flavour F] [TEST...]   (tests/host/TEST.sh; all)
 #        scripts/test.sh --check     ("make check": tests/check/ only)
 . "$(dirname "$0")/lib.sh"
 
-export TEST_FLAVOUR=${TEST_FLAVOUR:-test}
 results=$LOGS/test-results.txt
 passed=0 failed=0 skipped=0
 
@@ -50,7 +50,6 @@ show_timings() {
 run_tests() {
 	local t out=$LOGS/test-current.out
 	for t; do
-		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
 		stage "test ${t#"$TOP"/}"
 		if ! bash "$t" >"$out" 2>&1; then
 			echo "not ok - ${t#"$TOP"/} exited with an error" >>"$out"
@@ -60,6 +59,13 @@ run_tests() {
 		count <"$out"
 		cat "$out" >>"$results"
 	done
+}
+
+# make_needs TARGET...: make the targets; a failure is a result.
+make_needs() {
+	run make -C "$TOP" -s --no-print-directory FLAVOUR="$TEST_FLAVOUR" "$@" && return 0
+	count < <(echo "not ok - build: make $* (flavour $TEST_FLAVOUR)" | tee -a "$results")
+	return 1
 }
 
 # The end of every run: timings, totals, and the exit status.
@@ -72,28 +78,28 @@ finish() {
 }
 
 main() {
-	local name tests=()
+	local t tests=() needs=() check=0
 	start=$SECONDS
+	export TEST_FLAVOUR
+	TEST_FLAVOUR=$(default_flavour test)
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--flavour) TEST_FLAVOUR=$2; flavour_fragments "$2" >/dev/null; shift 2 ;;
+		--check) check=1; shift ;;
+		*) tests+=("$TOP/tests/host/$1.sh"); shift ;;
+		esac
+	done
+	[ ${#tests[@]} -gt 0 ] || tests=("$TOP"/tests/host/[0-9]*.sh)
+	for t in "${tests[@]}"; do
+		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
+	done
 	: >"$results"
-	if ! { timed packages "$TOP/scripts/deps.sh" && timed source "$TOP/scripts/source.sh"; }; then
-		echo "not ok - build: packages and kernel source" >>"$results"
-		count <<<"not ok - build: packages and kernel source"
-		finish
-	fi
+	timed source make_needs source || finish
 	# The report scripts on saved logs: seconds, and no kernel needed.
 	timed check run_tests "$TOP"/tests/check/[0-9]*.sh
-	[ "${1:-}" != --check ] || finish
-	if ! { timed build "$TOP/scripts/build.sh" "$TEST_FLAVOUR" &&
-		timed initramfs "$TOP/scripts/initramfs.sh"; }; then
-		echo "not ok - build: kernel '$TEST_FLAVOUR' and initramfs" >>"$results"
-		count <<<"not ok - build: kernel '$TEST_FLAVOUR' and initramfs"
-		finish
-	fi
-	if [ $# -gt 0 ]; then
-		for name; do tests+=("$TOP/tests/host/$name.sh"); done
-	else
-		tests=("$TOP"/tests/host/[0-9]*.sh)
-	fi
+	[ "$check" -eq 0 ] || finish
+	mapfile -t needs < <(sed -n 's/^# needs: //p' "${tests[@]}" | tr -s ' ' '\n' | grep . | sort -u)
+	[ ${#needs[@]} -eq 0 ] || timed build make_needs "${needs[@]}" || finish
 	timed tests run_tests "${tests[@]}"
 	finish
 }

@@ -12,7 +12,8 @@
 #
 # Usage: scripts/trace.sh [--flavour run|test|bench] [--attach] [--out DIR]
 #                         [--timeout S]
-# Environment: FLAVOUR (default run), STRACE (the strace binary).
+# Environment: STRACE (the strace binary).  The initramfs must hold the
+# current guest job (make trace brings it up to date).
 #
 # Only the main UML process is traced, never with strace -f: UML runs each
 # guest process in a host process that it ptraces itself (and checks at
@@ -26,7 +27,7 @@
 # the boot runs untraced and at full speed).  Both work.
 . "$(dirname "$0")/session.sh"
 
-flavour=${FLAVOUR:-run}
+flavour=$(default_flavour trace)
 mode=start
 out=$BUILD/trace
 timeout=180
@@ -88,23 +89,10 @@ preflight() {
 	fi
 }
 
-# The guest job must be in the initramfs; (re)build it when it is missing
-# or older than the job.
-ensure_initramfs() {
-	local cpio=$BUILD/initramfs.cpio
-	if [ -f "$cpio" ] && [ "$cpio" -nt "$TOP/scripts/guest/trace.sh" ] &&
-		grep -aq 'guest/trace\.sh' "$cpio"; then
-		return
-	fi
-	info "the initramfs lacks the current guest job scripts/guest/trace.sh; rebuilding it"
-	"$TOP/scripts/initramfs.sh" || die "could not build the initramfs" "run: make initramfs"
-}
-
 main() {
 	local obj log console rc=0 extra=()
 	obj=$(obj_dir "$flavour")
 	preflight "$obj"
-	ensure_initramfs
 	mkdir -p "$out"
 	log=$out/strace.log
 	console=$out/console.log

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The upstream candidates alone apply to the pristine source, build and
 # boot, and freeze with each freezer (scripts/check-candidates.sh).
+# needs: initramfs
 . "$(dirname "$0")/lib.sh"
 
 log=$LOGS/candidates.log

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # 2005's B6: the freezer's completion was a global symbol named "thaw".
 # Everything private to the todo freezer must be local to its object.
+# needs: build
 . "$(dirname "$0")/lib.sh"
 
 name="build: the todo freezer's private symbols are local"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Boot the test kernel: it carries the -todo stamp, and the runner copes with
 # a guest that hangs and with a temp dir UML cannot map executable memory from.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(scratch)
@@ -53,7 +54,7 @@ feeder() {
 	printf 'exit\n'
 	exec sleep 300
 }
-timeout 300 script -qfec "FLAVOUR=$TEST_FLAVOUR $TOP/scripts/run.sh" /dev/null \
+timeout 300 script -qfec "$TOP/scripts/run.sh --flavour $TEST_FLAVOUR" /dev/null \
 	< <(feeder) >"$tmp/shell" 2>&1 && rc=0 || rc=$?
 kill "$(cat "$tmp/feeder.pid" 2>/dev/null)" 2>/dev/null || true
 tr -d '\r' <"$tmp/shell" >"$tmp/shell.txt"

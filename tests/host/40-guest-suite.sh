@@ -2,6 +2,7 @@
 # Boot the test kernel with the guest test job: KUnit runs at boot, then
 # every program in tests/guest/.  One result per KUnit case and per TAP line,
 # plus a check that the kernel log has no splats.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
 log=$LOGS/guest-suite.log

@@ -5,6 +5,7 @@
 # failed CI once).  Boot with lpj= a quarter of what this machine
 # calibrates, so "1 s" lasts about 250 ms, and run the tests that measure
 # frozen tasks' pauses (scripts/guest/shortdelay.sh).
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
 # BogoMIPS calibrated in the last guest-suite boot, or a typical value here.

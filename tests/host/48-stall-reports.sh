@@ -10,6 +10,7 @@
 # the hung-task detector, at 1 s, must show its stack with the sleep.  The
 # sleep outlasts the gdb stop: the guest clock runs on through a stop, so a
 # sleep that ended inside it would wake before khungtaskd looked again.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
 log=$LOGS/stall-reports.log

@@ -5,6 +5,7 @@
 # signal each other, then a kmemleak scan.  One result per TAP line, plus a
 # check that the kernel log has no splats.  "make stress" runs this with
 # CYCLES=1000.  KUnit is off for this boot: 40-guest-suite.sh reports it.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
 cycles=${STRESS_CYCLES:-100}

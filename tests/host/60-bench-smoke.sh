@@ -3,27 +3,16 @@
 # repetitions per freezer.  Checks that it produces a well-formed table,
 # CSV and PNG; not that any number is fast.  It runs on the test kernel,
 # which has the bench's CONFIG_FREEZER_BENCH too (configs/debug.config), so
-# "make test" needs no third build; ./linux, ./vmlinux and the last flavour
-# are put back as they were, for the rest of "make test".
+# "make test" needs no third build.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/checks.sh"
 
 REPS=2
 tmp=$(scratch)
 out=$tmp/bench
-saved_linux=$(readlink "$TOP/linux" 2>/dev/null || true)
-saved_vmlinux=$(readlink "$TOP/vmlinux" 2>/dev/null || true)
-saved_flavour=$(cat "$BUILD/LAST_FLAVOUR" 2>/dev/null || true)
-
-restore() {
-	[ -z "$saved_linux" ] || ln -sfn "$saved_linux" "$TOP/linux"
-	[ -z "$saved_vmlinux" ] || ln -sfn "$saved_vmlinux" "$TOP/vmlinux"
-	[ -z "$saved_flavour" ] || echo "$saved_flavour" >"$BUILD/LAST_FLAVOUR"
-}
-
 "$TOP/scripts/bench.sh" --flavour "$TEST_FLAVOUR" --sizes 10 --reps "$REPS" --out "$out" --timeout 900 \
 	>"$tmp/run" 2>&1 && rc=0 || rc=$?
-restore
 cp "$tmp/run" "$LOGS/bench-smoke.log"
 [ ! -f "$out/console.log" ] || cp "$out/console.log" "$LOGS/bench-smoke-console.log"
 

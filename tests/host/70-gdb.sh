@@ -5,6 +5,7 @@
 # ./linux, the lx-todo/lx-frozen feature checks, and the errors that need no
 # boot.  About a minute.
 # shellcheck disable=SC2016 # $lx_current() and the like are gdb's, not the shell's
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(scratch)

@@ -5,6 +5,7 @@
 # log with host syscalls inside, and that the summary is well-formed; not
 # any particular number.  Then the errors that need no boot: no strace, no
 # kernel, ptrace not permitted.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/checks.sh"
 

@@ -8,6 +8,7 @@
 # tasks' stacks in the refrigerator, and "sysrq w" (issue 14).  A freeze
 # that fails (a guest task refuses for a while) gets an error reply and
 # leaves no freezing thread behind: the next freeze works.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
 log=$LOGS/mconsole.log

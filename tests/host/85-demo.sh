@@ -6,6 +6,7 @@
 # every chunk's CRC, IEND last), and its data file has exactly one lane per
 # workload task (the pids the guest printed on its DEMO-TASKS line) for
 # each freezer.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/checks.sh"
 
@@ -15,7 +16,7 @@ name="demo: make demo narrates a todo and a classic freeze"
 pic_name="demo: timeline.png is a well-formed PNG with one lane per workload task per freezer"
 
 rm -rf "$pic"
-if DEMO_OUT=$pic FLAVOUR=$TEST_FLAVOUR timeout 300 "$TOP/scripts/demo.sh" >"$out" 2>&1; then
+if DEMO_OUT=$pic timeout 300 "$TOP/scripts/demo.sh" --flavour "$TEST_FLAVOUR" >"$out" 2>&1; then
 	frozen=$(grep -c '^    [0-9]* [^ ]* frozen: nothing pending$' "$out" || true)
 	if [ "$frozen" -eq 12 ]; then
 		expect "$name" "$out" 'user space frozen \(todo freezer\)' \

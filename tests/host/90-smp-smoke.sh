@@ -4,9 +4,10 @@
 # vCPUs: KUnit task_todo and todo_freezer at boot, then freeze_scenarios
 # once per freezer.  KCSAN or lockdep reports in the todo list or freezer
 # code fail; others are listed.  The full run is "make smp-test".
+# needs: initramfs
 . "$(dirname "$0")/lib.sh"
 
-if ! "$TOP/scripts/build.sh" smp >"$LOGS/smp-smoke-build.log" 2>&1; then
+if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp >"$LOGS/smp-smoke-build.log" 2>&1; then
 	fail "smp: kernel 'smp' (x86_64) builds" "$LOGS/smp-smoke-build.log"
 	exit 0
 fi

@@ -4,7 +4,8 @@
 # shellcheck source=../../scripts/session.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/session.sh"
 
-TEST_FLAVOUR=${TEST_FLAVOUR:-test}
+# The flavour under test: scripts/test.sh --flavour sets it.
+TEST_FLAVOUR=${TEST_FLAVOUR:-$(default_flavour test)}
 
 pass() { echo "ok - $1"; }
 skip() { echo "ok - $1 # SKIP $2"; }

@@ -5,6 +5,7 @@
 # both freezers, freeze_bugs, the SMP hammer (SMP_HAMMER_CYCLES, default
 # 200, per freezer) and SMP_CYCLES (default 1000) freeze/thaw cycles under
 # churn spread over all CPUs.  SMP_TIMEOUT overrides the time limit.
+# needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
 cycles=${SMP_CYCLES:-1000}

@@ -1,0 +1,32 @@
+# The flavours, in one table that the Makefile includes and scripts/lib.sh
+# reads (flavour_fragments, flavour_image, default_flavour): keep to
+# "KEY := VALUE" lines.
+#
+# fragments.F: the configs/ fragments flavour F merges.  run, test and bench
+# are UML; smp is x86_64, booted under QEMU by make smp-test.
+fragments.run := base
+fragments.test := base debug
+fragments.bench := base bench
+fragments.smp := smp
+
+# image.F: the file flavour F boots, in build/obj-F.
+image.run := linux
+image.test := linux
+image.bench := linux
+image.smp := arch/x86/boot/bzImage
+
+# default.CMD: the flavour "make CMD" and scripts/CMD.sh use when neither
+# FLAVOUR= nor --flavour names one.  test is the debug kernel (KASAN,
+# lockdep); bench has the tracepoints the demo draws and none of the debug
+# overhead; debug wants the test kernel's gdb scripts.
+default.run := run
+default.boot := run
+default.trace := run
+default.build := run
+default.config := run
+default.test := test
+default.stress := test
+default.debug := test
+default.bench := bench
+default.demo := bench
+default.smp-test := smp
