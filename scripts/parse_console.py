@@ -1,23 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Read a saved guest console log once, with the kernel's own KTAP parser.
-
-The guest job prints one KTAP document (docs/console.md): each program,
-the KUnit suites and kmemleak a subtest.  It is parsed by
-tools/testing/kunit/kunit_parser.py from the build's kernel tree; the
-kernel log is checked for splats here.  Prints the results as one KTAP
-subtest, NAME (the host test prints its result line), one leaf per test,
-and exits 1 if any failed.  --totals FILE instead parses a whole KTAP
-document (scripts/test.sh: the host tests') and prints its totals.
-Re-run it on any log in build/logs/ without booting again.
+"""Read a saved guest console log: the guest job's KTAP document, parsed
+once by the kernel's tools/testing/kunit/kunit_parser.py, and the kernel
+log's reports (docs/console.md).  Prints the results as one KTAP subtest,
+one result per test, and exits 1 if any failed; --totals parses a whole
+KTAP document (scripts/test.sh's) and prints its totals.
 """
 import argparse
 import io
 import os
 import re
 import sys
+from itertools import count
 
 INIT_TAG = 'TODO-INIT:'   # the guest init's first line; the document follows
+NUMBER = count(1)
 # Kernel reports that mean a test run is not clean, whatever the tests said.
 SPLAT_RE = re.compile(r'(BUG: |WARNING: |Kernel panic|KASAN|UBSAN|'
                       r'possible circular locking|inconsistent lock state|'
@@ -112,11 +109,16 @@ def classify_reports(lines):
     return skip
 
 
-RESULTS = []
+FAILED = []
 
 
 def result(ok, name, skip=None, diag=()):
-    RESULTS.append((ok, name, skip, list(diag)))
+    """One result line of the subtest, after its "# " diagnostics."""
+    for d in diag:
+        print('    # ' + d)
+    print('    %s %s%s' % ('ok' if ok else 'not ok', '%d %s' % (next(NUMBER), name),
+                           '' if skip is None else ' # SKIP ' + skip))
+    FAILED.extend([] if ok else [name])
 
 
 def read_log(path):
@@ -189,17 +191,6 @@ def guest_document(lines, suites):
                    for k in kunit for t in k.subtests), 'kunit: suite %s ran and passed' % suite)
 
 
-def print_subtest(name):
-    """RESULTS as KTAP subtest NAME, without its result line."""
-    print('    KTAP version 1\n    # Subtest: %s\n    1..%d' % (name, len(RESULTS)))
-    for n, (ok, leaf, skip, diag) in enumerate(RESULTS, 1):
-        for d in diag:
-            print('    # ' + d)
-        print('    %s %d %s%s' % ('ok' if ok else 'not ok', n, leaf,
-                                  '' if skip is None else ' # SKIP ' + skip))
-    return all(r[0] for r in RESULTS)
-
-
 def totals(path):
     """The failing leaves of the KTAP document in PATH, its parse errors,
     and "N passed, N failed, N skipped"; False if anything failed."""
@@ -226,19 +217,15 @@ def splats(lines, skip=()):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('log')
-    ap.add_argument('--name', default='console',
-                    help='the name of the subtest that holds the results')
-    ap.add_argument('--kernel-only', action='store_true',
-                    help='a job without test programs: check the kernel log only')
-    ap.add_argument('--kunit-suites', default='',
-                    help='KUnit suites (space-separated) that must have run and passed')
+    ap.add_argument('--name', default='console', help='the subtest that holds the results')
+    ap.add_argument('--kernel-only', action='store_true', help='no KTAP document: the kernel log')
+    ap.add_argument('--kunit-suites', default='', help='KUnit suites that must have passed')
     ap.add_argument('--kunit-dir', default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), '..', 'build', 'src', 'tools', 'testing', 'kunit'))
     ap.add_argument('--classify-reports', action='store_true',
                     help='fail on KCSAN and lockdep reports in the todo list or freezer '
                          'code; list the others with their location instead of failing')
-    ap.add_argument('--totals', action='store_true',
-                    help='LOG is a KTAP document: print its totals')
+    ap.add_argument('--totals', action='store_true', help='LOG is a KTAP document: its totals')
     args = ap.parse_args()
     if not os.path.exists(os.path.join(args.kunit_dir, 'kunit_parser.py')):
         sys.exit('parse_console.py: no kunit_parser.py in %s; unpack the kernel '
@@ -247,11 +234,12 @@ def main():
     if args.totals:
         sys.exit(0 if totals(args.log) else 1)
     lines = read_log(args.log)
+    print('    KTAP version 1\n    # Subtest: ' + args.name)
     if not args.kernel_only:
         guest_document(lines, args.kunit_suites.split())
     skip = classify_reports(lines) if args.classify_reports else set()
     splats(lines, skip)
-    sys.exit(0 if print_subtest(args.name) else 1)
+    sys.exit(1 if FAILED else 0)
 
 
 if __name__ == '__main__':
