@@ -12,11 +12,12 @@ rc=0 ktap_n=0 counting=""
 ktap_job() {
 	counting=1
 	"$1"
-	n=$ktap_n counting="" ktap_n=0 kunit=0
-	for f in /sys/kernel/debug/kunit/*/results; do [ -e "$f" ] && kunit=1; break; done
+	# (ktap_*: sh has no locals, and the job's own variables are its own.)
+	ktap_plan=$ktap_n counting="" ktap_n=0 ktap_kunit=0
+	for ktap_f in /sys/kernel/debug/kunit/*/results; do [ -e "$ktap_f" ] && ktap_kunit=1; break; done
 	echo "KTAP version 1"
-	echo "1..$((n + kunit))"
-	[ "$kunit" -eq 0 ] || run_prog kunit kunit_suites
+	echo "1..$((ktap_plan + ktap_kunit))"
+	[ "$ktap_kunit" -eq 0 ] || run_prog kunit kunit_suites
 	"$1"
 	exit "$rc"
 }
