@@ -1,25 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn a saved guest console log into one result line per test.
-
-Reads the KUnit results (through the kernel's own tools/testing/kunit/kunit.py
-parse), the kselftest TAP of every guest program (between the TODO-PROG-BEGIN
-and TODO-PROG-END markers printed by scripts/guest/test.sh), and checks the
-kernel log for splats.  Prints "ok - NAME", "not ok - NAME" or
-"ok - NAME # SKIP why" lines, with "# " diagnostics, so scripts/test.sh can
-count them.  Re-run it on any log in build/logs/ without booting again.
+"""Read a saved guest console log: the guest job's KTAP document, parsed
+once by the kernel's tools/testing/kunit/kunit_parser.py, and the kernel
+log's reports (docs/console.md).  Prints the results as one KTAP subtest,
+one result per test, and exits 1 if any failed; --totals parses a whole
+KTAP document (scripts/test.sh's) and prints its totals.
 """
 import argparse
-import json
+import io
 import os
 import re
-import subprocess
 import sys
-import tempfile
+from itertools import count
 
-TAP_RE = re.compile(r'^(not ok|ok) \d+ (.*?)(?:\s+#\s*(SKIP|XFAIL)\b\s*(.*))?$')
-BEGIN_RE = re.compile(r'^TODO-PROG-BEGIN: (\S+)$')
-END_RE = re.compile(r'^TODO-PROG-END: (\S+) (\d+)$')
+INIT_TAG = 'TODO-INIT:'   # the guest init's first line; the document follows
+NUMBER = count(1)
 # Kernel reports that mean a test run is not clean, whatever the tests said.
 SPLAT_RE = re.compile(r'(BUG: |WARNING: |Kernel panic|KASAN|UBSAN|'
                       r'possible circular locking|inconsistent lock state|'
@@ -59,7 +54,7 @@ def report_blocks(lines):
     blocks, i = [], 0
     while i < len(lines):
         m = REPORT_RE.search(lines[i])
-        if not m or lines[i].startswith('#'):
+        if not m or lines[i].lstrip().startswith('#'):
             i += 1
             continue
         j = i + 1
@@ -114,13 +109,16 @@ def classify_reports(lines):
     return skip
 
 
+FAILED = []
+
+
 def result(ok, name, skip=None, diag=()):
-    line = '%s - %s' % ('ok' if ok else 'not ok', name)
-    if skip is not None:
-        line += ' # SKIP ' + skip
-    print(line)
+    """One result line of the subtest, after its "# " diagnostics."""
     for d in diag:
-        print('# ' + d)
+        print('    # ' + d)
+    print('    %s %s%s' % ('ok' if ok else 'not ok', '%d %s' % (next(NUMBER), name),
+                           '' if skip is None else ' # SKIP ' + skip))
+    FAILED.extend([] if ok else [name])
 
 
 def read_log(path):
@@ -128,72 +126,90 @@ def read_log(path):
         return [l.rstrip('\r\n').replace('\r', '') for l in f]
 
 
-def guest_programs(lines):
-    """Results of the guest programs; a failing one carries the program's
-    own "# " lines printed since its previous result."""
-    prog, seen_fail, seen_any, notes = None, False, False, []
-    for line in lines:
-        m = BEGIN_RE.match(line)
-        if m:
-            prog, seen_fail, seen_any, notes = m.group(1), False, False, []
-            continue
-        if prog is None:
-            continue
-        m = END_RE.match(line)
-        if m and m.group(1) == prog:
-            status = int(m.group(2))
-            if not seen_any:
-                result(status == 0, 'guest: %s (no TAP results; exit %d)' % (prog, status))
-            elif status != 0 and not seen_fail:
-                result(False, 'guest: %s exited %d with no failing test' % (prog, status))
-            prog = None
-            continue
-        m = TAP_RE.match(line)
-        if m:
-            ok = m.group(1) == 'ok'
-            seen_any = True
-            seen_fail |= not ok
-            skip = m.group(4) if m.group(3) == 'SKIP' else None
-            result(ok, 'guest: %s: %s' % (prog, m.group(2)), skip,
-                   diag=() if ok else [n[1:].strip() for n in notes])
-            notes = []
-        elif line.startswith('#'):
-            notes.append(line)
-    if prog is not None:
-        result(False, 'guest: %s did not finish (crash or timeout)' % prog)
+def load_parser(kunit_dir):
+    """kunit_parser, quiet (its errors go to kp.ERRORS), keeping each
+    result line: it drops the reason of a SKIP."""
+    global kp
+    sys.path.insert(0, kunit_dir)
+    import kunit_parser as kp
+    import kunit_printer
+    kp.ERRORS = io.StringIO()
+    kp.stdout = kunit_printer.Printer(kp.ERRORS)
+    plain = kp.parse_test_result
+
+    def keep_line(lines, test, expected_num):
+        test.line = lines.peek()
+        return plain(lines, test, expected_num)
+    kp.parse_test_result = keep_line
 
 
-def kunit_cases(group, prefix=''):
-    name = group.get('name', '')
-    path = prefix + name + '.' if name and name != 'KUnit Test Group' else prefix
-    for case in group.get('test_cases', []):
-        yield path + case['name'], case['status']
-    for sub in group.get('sub_groups', []):
-        yield from kunit_cases(sub, path)
+def parse(lines):
+    """The KTAP document that starts LINES.  Not through kunit.py's own
+    extraction: it takes the first document (KUnit's at boot) and stops at
+    some kernel messages."""
+    return kp.parse_test(kp.LineStream(iter(enumerate(lines, 1))), 0, [], False)
 
 
-def kunit(log, lines, kunit_py):
-    if not any('KTAP version' in l or 'TAP version' in l for l in lines):
-        return
-    with tempfile.NamedTemporaryFile(suffix='.json') as out:
-        proc = subprocess.run([sys.executable, kunit_py, 'parse', '--json=' + out.name, log],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        try:
-            with open(out.name) as f:
-                data = json.load(f)
-        except (OSError, ValueError):
-            result(False, 'kunit: kunit.py parse produced no results',
-                   diag=proc.stdout.splitlines()[-10:])
-            return
-    for name, status in kunit_cases(data):
-        result(status in ('PASS', 'SKIP'), 'kunit: ' + name,
-               skip='' if status == 'SKIP' else None)
+def leaves(test, path=()):
+    """(ok, path, SKIP reason, log) of each test without subtests; a parent
+    that failed with no failing leaf, or lacks subtests its plan promised
+    (a crash or a timeout), is one failing leaf more."""
+    S = kp.TestStatus
+    if test.status == S.NO_TESTS and not test.subtests and path:  # passes, as before
+        yield True, path[:-1] + (path[-1] + ' (no TAP results)',), None, test.log
+    elif not test.subtests:
+        m = re.search(r' # SKIP ?(.*)$', getattr(test, 'line', ''))
+        yield test.status in (S.SUCCESS, S.SKIPPED), path or ('no results',), m and m.group(1), test.log
+    bad = False
+    for sub in test.subtests:
+        if sub.name or sub.subtests:
+            for leaf in leaves(sub, path + (sub.name or '?',)):
+                bad |= not leaf[0]
+                yield leaf
+    missing = sum(1 for t in test.subtests if not t.name and not t.subtests)
+    if missing:
+        yield False, path + ('%d of %d results missing (crash or timeout)'
+                             % (missing, len(test.subtests)),), None, test.log
+    elif test.subtests and test.status == S.FAILURE and not bad:
+        yield False, path + ('failed with no failing test',), None, test.log
+
+
+def guest_document(lines, suites):
+    """The results of the guest job's KTAP document, which follows the
+    guest init's first line, named "kunit: SUITE.CASE" and "guest: PROGRAM:
+    TEST"; the KUnit SUITES must be in it."""
+    start = next((n + 1 for n, l in enumerate(lines) if l.startswith(INIT_TAG)), len(lines))
+    if not any(kp.KTAP_START.match(l) for l in lines[start:]):
+        return result(False, 'guest: a KTAP document after "%s"' % INIT_TAG, diag=lines[-10:])
+    top = parse(lines[start:])
+    for ok, path, skip, log in leaves(top):
+        name = 'kunit: ' + '.'.join(path[1:]) if path[0] == 'kunit' else 'guest: ' + ': '.join(path)
+        result(ok, name, skip, diag=() if ok else log[-40:])
+    kunit = [t for t in top.subtests if t.name == 'kunit']
+    for suite in suites:
+        result(any(t.name == suite and t.status == kp.TestStatus.SUCCESS
+                   for k in kunit for t in k.subtests), 'kunit: suite %s ran and passed' % suite)
+
+
+def totals(path):
+    """The failing leaves of the KTAP document in PATH, its parse errors,
+    and "N passed, N failed, N skipped"; False if anything failed."""
+    top = parse(read_log(path))
+    for ok, leaf, skip, log in leaves(top):
+        if not ok:
+            print('# failed: ' + ' > '.join(leaf))
+    errors = [l.split('[ERROR]')[1] for l in kp.ERRORS.getvalue().splitlines() if '[ERROR]' in l]
+    for e in errors:
+        print('# KTAP:' + e)
+    c = top.counts
+    print('%d passed, %d failed, %d skipped' % (c.passed, c.failed + c.crashed, c.skipped))
+    return not (c.failed or c.crashed or errors)
 
 
 def splats(lines, skip=()):
     # Lines of the guest programs' own output are not kernel reports.
     found = [l for n, l in enumerate(lines)
-             if SPLAT_RE.search(l) and not l.startswith('#') and n not in skip]
+             if SPLAT_RE.search(l) and not l.lstrip().startswith('#') and n not in skip]
     result(not found, 'kernel: no warnings, lockdep, KASAN or hung-task reports',
            diag=found[:20])
 
@@ -201,21 +217,29 @@ def splats(lines, skip=()):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('log')
-    ap.add_argument('--no-kunit', action='store_true',
-                    help='the boot ran no KUnit (kunit.enable=0): do not look for KUnit '
-                         'results, or kunit.py takes the guest programs\' TAP for them')
-    ap.add_argument('--kunit-py', default=os.path.join(
-        os.path.dirname(__file__), '..', 'build', 'src', 'tools', 'testing', 'kunit', 'kunit.py'))
+    ap.add_argument('--name', default='console', help='the subtest that holds the results')
+    ap.add_argument('--kernel-only', action='store_true', help='no KTAP document: the kernel log')
+    ap.add_argument('--kunit-suites', default='', help='KUnit suites that must have passed')
+    ap.add_argument('--kunit-dir', default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), '..', 'build', 'src', 'tools', 'testing', 'kunit'))
     ap.add_argument('--classify-reports', action='store_true',
                     help='fail on KCSAN and lockdep reports in the todo list or freezer '
                          'code; list the others with their location instead of failing')
+    ap.add_argument('--totals', action='store_true', help='LOG is a KTAP document: its totals')
     args = ap.parse_args()
+    if not os.path.exists(os.path.join(args.kunit_dir, 'kunit_parser.py')):
+        sys.exit('parse_console.py: no kunit_parser.py in %s; unpack the kernel '
+                 'tree first: scripts/source.sh' % args.kunit_dir)
+    load_parser(args.kunit_dir)
+    if args.totals:
+        sys.exit(0 if totals(args.log) else 1)
     lines = read_log(args.log)
-    if not args.no_kunit:
-        kunit(os.path.abspath(args.log), lines, os.path.abspath(args.kunit_py))
-    guest_programs(lines)
+    print('    KTAP version 1\n    # Subtest: ' + args.name)
+    if not args.kernel_only:
+        guest_document(lines, args.kunit_suites.split())
     skip = classify_reports(lines) if args.classify_reports else set()
     splats(lines, skip)
+    sys.exit(1 if FAILED else 0)
 
 
 if __name__ == '__main__':

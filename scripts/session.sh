@@ -8,7 +8,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SESSION_DIR=$BUILD/uml          # UML's uml_dir: UMID/pid, UMID/mconsole; ours: UMID.*
-SESSION_EXIT_TAG="TODO-EXIT:"   # printed by the guest init right before poweroff
+SESSION_EXIT_TAG="TODO-EXIT:"   # the guest init, before poweroff (markers: docs/console.md)
 SESSION_UMID=${SESSION_UMID:-} SESSION_LOG=${SESSION_LOG:-} SESSION_RUNNER="" SESSION_STATUS=""
 declare -gA SESSION_SEEN=()     # console lines session_wait_line has read, per log
 

@@ -8,23 +8,25 @@
 #        scripts/test.sh --check     ("make check": tests/check/ only)
 . "$(dirname "$0")/lib.sh"
 
-results=$LOGS/test-results.txt
-passed=0 failed=0 skipped=0
+# Every test's TAP, each a subtest of one KTAP document that the kernel's
+# parser counts (scripts/parse_console.py --totals).
+results=$LOGS/test-results.ktap body=$LOGS/test-results.body
+ntests=0
 
-count() {
-	local line
-	while IFS= read -r line; do
-		printf '%s\n' "$line"
-		case $line in
-		"not ok - "*) failed=$((failed + 1)) ;;
-		"ok - "*"# SKIP"*) skipped=$((skipped + 1)) ;;
-		"ok - "*) passed=$((passed + 1)) ;;
-		esac
-	done
+# record NAME OUT: the TAP in file OUT as subtest NAME of the document.
+record() {
+	ntests=$((ntests + 1))
+	{
+		printf '    KTAP version 1\n    # Subtest: %s\n' "$1"
+		sed 's/^/    /' "$2"
+		echo "ok $ntests $1"
+	} >>"$body"
 }
 
-totals() {
-	echo "$passed passed, $failed failed, $skipped skipped"
+# record_failure NAME WHAT: subtest NAME of one failed result, WHAT.
+record_failure() {
+	echo "not ok 1 - $2" | tee "$LOGS/test-current.out"
+	record "$1" "$LOGS/test-current.out"
 }
 
 # timed NAME CMD...: run CMD, adding "NAME N s" to the timings line.
@@ -44,37 +46,44 @@ show_timings() {
 	info "took: $line; total $((SECONDS - start)) s"
 }
 
-# run_tests FILE...: run each test script, count and keep its results.
-# Results come back on stdout; a test that dies without reporting anything
-# still counts as a failure.
+# run_tests FILE...: run each test script, show and record its results.
+# A test that dies, or reports nothing, gets a failing result more.
 run_tests() {
-	local t out=$LOGS/test-current.out
+	local t name out=$LOGS/test-current.out
+	export TAP_SEQ=$LOGS/test-current.seq
 	for t; do
 		stage "test ${t#"$TOP"/}"
+		name=${t#"$TOP"/tests/}
+		echo 0 >"$TAP_SEQ"
 		if ! bash "$t" >"$out" 2>&1; then
-			echo "not ok - ${t#"$TOP"/} exited with an error" >>"$out"
+			echo "not ok $(($(cat "$TAP_SEQ") + 1)) - ${name%.sh} exited with an error" >>"$out"
 		fi
-		grep -q '^\(not \)\{0,1\}ok - ' "$out" ||
-			echo "not ok - ${t#"$TOP"/} reported no result" >>"$out"
-		count <"$out"
-		cat "$out" >>"$results"
+		[ "$(cat "$TAP_SEQ")" -gt 0 ] || echo "not ok 1 - ${name%.sh} reported no result" >>"$out"
+		cat "$out"
+		record "${name%.sh}" "$out"
 	done
+	rm -f "$TAP_SEQ"
 }
 
 # make_needs TARGET...: make the targets; a failure is a result.
 make_needs() {
 	run make -C "$TOP" -s --no-print-directory FLAVOUR="$TEST_FLAVOUR" "$@" && return 0
-	count < <(echo "not ok - build: make $* (flavour $TEST_FLAVOUR)" | tee -a "$results")
+	record_failure build "make $* (flavour $TEST_FLAVOUR)"
 	return 1
 }
 
-# The end of every run: timings, totals, and the exit status.
+# The end of every run: timings, and the totals and exit status from the
+# parsed document.
 finish() {
-	info "all results: ${results#"$TOP"/}; console logs: ${LOGS#"$TOP"/}/"
+	local rc=0
+	{ printf 'KTAP version 1\n1..%d\n' "$ntests"; cat "$body"; } >"$results"
+	rm -f "$body"
+	info "all results (KTAP): ${results#"$TOP"/}; console logs: ${LOGS#"$TOP"/}/"
 	show_timings
-	totals
-	[ "$failed" -eq 0 ] || exit 1
-	exit 0
+	# No kernel tree, no parser: the source step failed, as recorded.
+	[ -f "$SRC/tools/testing/kunit/kunit_parser.py" ] || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+	python3 "$TOP/scripts/parse_console.py" --totals "$results" || rc=1
+	exit "$rc"
 }
 
 main() {
@@ -93,7 +102,7 @@ main() {
 	for t in "${tests[@]}"; do
 		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
 	done
-	: >"$results"
+	: >"$body"
 	timed source make_needs source || finish
 	# The report scripts on saved logs: seconds, and no kernel needed.
 	timed check run_tests "$TOP"/tests/check/[0-9]*.sh

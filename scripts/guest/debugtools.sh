@@ -8,5 +8,5 @@
 
 # debug_tools=NAME (kernel command line) runs only that test.
 only=$(cmdline_param debug_tools "")
-run_prog debug_tools /tests/debug_tools ${only:+-t "$only"}
-exit "$rc"
+job() { run_prog debug_tools /tests/debug_tools ${only:+-t "$only"}; }
+ktap_job job

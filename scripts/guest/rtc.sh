@@ -6,7 +6,9 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-for freezer in todo classic; do
-	run_prog "suspend_rtc.$freezer" /tests/suspend_rtc "$freezer"
-done
-exit "$rc"
+job() {
+	for freezer in todo classic; do
+		run_prog "suspend_rtc.$freezer" /tests/suspend_rtc "$freezer"
+	done
+}
+ktap_job job

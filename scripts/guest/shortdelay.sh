@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 grep -o 'lpj=[0-9]*' /proc/cmdline | sed 's/^/# booted with /'
-run_prog freeze_roundtrip.short_delay /tests/freeze_roundtrip
-run_prog freezer_select.short_delay /tests/freezer_select
-exit "$rc"
+job() {
+	run_prog freeze_roundtrip.short_delay /tests/freeze_roundtrip
+	run_prog freezer_select.short_delay /tests/freezer_select
+}
+ktap_job job

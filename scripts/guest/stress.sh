@@ -13,6 +13,8 @@ case $cycles in '' | *[!0-9]*)
 	cycles=100 ;;
 esac
 
-run_prog stress_freeze /tests/stress_freeze "$cycles" "$freezer"
-run_prog kmemleak-after-stress kmemleak_check
-exit "$rc"
+job() {
+	run_prog stress_freeze /tests/stress_freeze "$cycles" "$freezer"
+	run_prog kmemleak-after-stress kmemleak_check
+}
+ktap_job job

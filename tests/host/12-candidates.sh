@@ -7,7 +7,7 @@
 log=$LOGS/candidates.log
 rm -f "$log"
 SHOW=none "$TOP/scripts/check-candidates.sh" >"$log.runner" 2>&1 && rc=0 || rc=$?
-[ ! -s "$log" ] || python3 "$TOP/scripts/parse_console.py" --no-kunit "$log"
+[ ! -s "$log" ] || console_results candidates "$log"
 case $rc in
 0 | 1) ;; # the guest ran; its results are above
 *) fail "candidates: apply, build and boot alone (exit $rc)" "$log.runner" ;;

@@ -1,17 +1,9 @@
 #!/usr/bin/env bash
 # Boot the test kernel with the guest test job: KUnit runs at boot, then
-# every program in tests/guest/.  One result per KUnit case and per TAP line,
-# plus a check that the kernel log has no splats.
+# every program in tests/guest/; one KTAP document, one result per KUnit
+# case and per program test, plus a check that the kernel log has no splats.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
-log=$LOGS/guest-suite.log
-"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job test --timeout "${GUEST_TIMEOUT:-900}" \
-	--show none --log "$log" >"$log.runner" 2>&1 && rc=0 || rc=$?
-python3 "$TOP/scripts/parse_console.py" "$log"
-
-kunit_suites_ran "$log" "$(obj_dir "$TEST_FLAVOUR")/.config"
-case $rc in
-0 | 1) ;; # the guest ran its programs; their results are above
-*) fail "guest suite: boot finished (runner exit $rc)" "$log.runner" ;;
-esac
+boot_job "guest suite" test "${GUEST_TIMEOUT:-900}" "$LOGS/guest-suite.log" "$TEST_FLAVOUR" \
+	--kunit-suites "$(kunit_suites "$(obj_dir "$TEST_FLAVOUR")/.config")"

@@ -22,8 +22,5 @@ if [ "$rc" -eq 0 ]; then pass "$name"; else fail "$name (exit $rc)" "$tmp/run"; 
 check_bench_out "bench smoke" "$out" "$REPS" "$tmp/run"
 
 # The kernel said nothing alarming while the bench ran.
-if [ -f "$out/console.log" ]; then
-	python3 "$TOP/scripts/parse_console.py" --no-kunit "$out/console.log" |
-		sed -E 's/^((not )?ok - )kernel:/\1bench smoke: kernel:/'
-fi
+[ ! -f "$out/console.log" ] || console_results "bench smoke" "$out/console.log" --kernel-only
 rm -rf "$tmp"

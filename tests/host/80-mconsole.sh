@@ -117,6 +117,6 @@ else
 	check "thaw thaws (classic)" 'OK user space thawed' thaw
 fi
 session_wait && rc=0 || rc=$?
-python3 "$TOP/scripts/parse_console.py" --no-kunit "$log" | grep '^ok - kernel\|^not ok - kernel\|^#' || true
+console_results mconsole "$log" --kernel-only
 [ "$rc" -eq 0 ] && pass "mconsole: the guest ran on and powered off" ||
 	fail "mconsole: the guest ran on and powered off (runner exit $rc)" "$log.runner"

@@ -1,18 +1,28 @@
 # shellcheck shell=bash
-# Helpers for host-side tests: each test prints "ok - NAME", "not ok - NAME"
-# or "ok - NAME # SKIP why" on stdout; scripts/test.sh counts those lines.
+# Helpers for host-side tests: each prints TAP, "ok N - NAME", "not ok N -
+# NAME", "ok N - NAME # SKIP why" or a console's results as a subtest;
+# scripts/test.sh counts it with the kernel's KTAP parser (docs/console.md).
 # shellcheck source=../../scripts/session.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/session.sh"
 
 # The flavour under test: scripts/test.sh --flavour sets it.
 TEST_FLAVOUR=${TEST_FLAVOUR:-$(default_flavour test)}
+# The results are numbered in a file: tests report from subshells too.
+export TAP_SEQ=${TAP_SEQ:-$LOGS/tap-seq.$$}
+[ -s "$TAP_SEQ" ] || echo 0 >"$TAP_SEQ"
 
-pass() { echo "ok - $1"; }
-skip() { echo "ok - $1 # SKIP $2"; }
+tap() {
+	local n
+	n=$(($(cat "$TAP_SEQ") + 1))
+	echo "$n" >"$TAP_SEQ"
+	echo "$1 $n - $2"
+}
+pass() { tap ok "$1"; }
+skip() { tap ok "$1 # SKIP $2"; }
 # fail NAME [DIAGNOSTIC-FILE]: a failing result, with the file as "# " lines.
 fail() {
-	echo "not ok - $1"
 	[ -z "${2:-}" ] || tail -n 40 "$2" | sed 's/^/# /'
+	tap "not ok" "$1"
 }
 
 # expect NAME OUTPUT-FILE PATTERN...: pass when every extended regex matches.
@@ -31,56 +41,63 @@ scratch() { mktemp -d "$BUILD/test-tmp.XXXXXX"; }
 # matches the extended regex (a CSV header, say).
 header_is() { [ -s "$1" ] && [[ $(head -n 1 "$1") =~ ^$2$ ]]; }
 
-# kunit_suites_ran LOG CONFIG: a KUnit suite CONFIG builds must have
-# reported in LOG, or its results are silently missing from the counts.
-kunit_suites_ran() {
-	local log=$1 config=$2 pair option suite
-	# Pairs of config option and suite.
+# kunit_suites CONFIG: the KUnit suites that kernel config CONFIG builds;
+# each must have reported, or its results are silently missing.
+kunit_suites() {
+	local pair
 	for pair in TASK_TODO_KUNIT_TEST:task_todo TODO_FREEZER_KUNIT_TEST:todo_freezer \
 		MACCESS_KUNIT_TEST:maccess; do
-		option=${pair%%:*} suite=${pair#*:}
-		grep -q "^CONFIG_$option=y" "$config" || continue
-		if grep -Eq "^ *ok [0-9]+ $suite\$" "$log"; then
-			pass "kunit: suite $suite ran and passed"
-		else
-			fail "kunit: suite $suite ran and passed" "$log"
-		fi
+		if grep -q "^CONFIG_${pair%%:*}=y" "$1"; then echo "${pair#*:}"; fi
 	done
+}
+
+# console_results NAME LOG [OPTION...]: what scripts/parse_console.py reads
+# in console LOG (the guest's KTAP document, the kernel log), as subtest NAME.
+console_results() {
+	local name=$1 log=$2
+	shift 2
+	if python3 "$TOP/scripts/parse_console.py" --name "$name" "$@" "$log"; then
+		pass "$name"
+	else
+		fail "$name"
+	fi
+}
+
+# boot_job NAME JOB TIMEOUT LOG FLAVOUR [PARSE-OPTION...] [-- KERNEL-PARAM...]:
+# boot FLAVOUR with guest job JOB, report its console as subtest NAME, and
+# fail "NAME: boot finished" if the boot itself did not finish (runner exit
+# other than 0 or 1, the guest's own verdict).
+boot_job() {
+	local name=$1 job=$2 timeout=$3 log=$4 flavour=$5 opts=() rc mem=512M
+	shift 5
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ $# -eq 0 ] || shift
+	[ "$(flavour_arch "$flavour")" = um ] || mem=1G
+	"$TOP/scripts/boot.sh" --flavour "$flavour" --job "$job" --timeout "$timeout" --mem "$mem" \
+		--show none --log "$log" -- "$@" >"$log.runner" 2>&1 && rc=0 || rc=$?
+	console_results "$name" "$log" "${opts[@]}"
+	case $rc in
+	0 | 1) ;;
+	*) fail "$name: boot finished (runner exit $rc)" "$log.runner" ;;
+	esac
 }
 
 # smp_run LEVEL TIMEOUT LOG [KERNEL-PARAM...]: boot the smp flavour (x86_64
 # under QEMU, SMP_CPUS vCPUs, default 4) with guest job smp at
-# smp_level=LEVEL (scripts/guest/smp.sh) and report, each name prefixed
-# with "smp: ": KUnit, the guest programs, the kernel log (KCSAN and
-# lockdep reports in the series fail, others are listed), that both KUnit
-# suites ran, and that the boot finished.
+# smp_level=LEVEL (scripts/guest/smp.sh), as subtest "smp": KUnit, the
+# guest programs, the kernel log (KCSAN and lockdep reports in the series
+# fail, others are listed), that both KUnit suites ran.
 smp_run() {
-	local level=$1 timeout=$2 log=$3 rc
+	local level=$1 timeout=$2 log=$3
 	shift 3
-	"$TOP/scripts/boot.sh" --flavour smp --job smp --mem 1G --timeout "$timeout" \
-		--show none --log "$log" -- smp_level="$level" "$@" >"$log.runner" 2>&1 && rc=0 || rc=$?
-	{
-		python3 "$TOP/scripts/parse_console.py" --classify-reports "$log"
-		kunit_suites_ran "$log" "$(obj_dir smp)/.config"
-		case $rc in
-		0 | 1) ;; # the guest ran its programs; their results are above
-		*) fail "boot finished (runner exit $rc)" "$log.runner" ;;
-		esac
-	} | sed -E 's/^((not )?ok - )/\1smp: /'
+	boot_job smp smp "$timeout" "$log" smp --classify-reports \
+		--kunit-suites "$(kunit_suites "$(obj_dir smp)/.config")" -- smp_level="$level" "$@"
 }
 
-# run_guest_job WHAT JOB TIMEOUT LOG [KERNEL-PARAM...]: boot the test kernel
-# with guest job JOB (KUnit off: the guest suite reports it once), report
-# the guest programs' results from LOG, and fail WHAT if the boot itself
-# did not finish (runner exit other than 0 or 1, the guest's own verdict).
+# run_guest_job NAME JOB TIMEOUT LOG [KERNEL-PARAM...]: boot the test kernel
+# with guest job JOB, KUnit off (the guest suite reports it once).
 run_guest_job() {
-	local what=$1 job=$2 timeout=$3 log=$4 rc
+	local name=$1 job=$2 timeout=$3 log=$4
 	shift 4
-	"$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" --job "$job" --timeout "$timeout" \
-		--show none --log "$log" -- "$@" kunit.enable=0 >"$log.runner" 2>&1 && rc=0 || rc=$?
-	python3 "$TOP/scripts/parse_console.py" --no-kunit "$log"
-	case $rc in
-	0 | 1) ;;
-	*) fail "$what: boot finished (runner exit $rc)" "$log.runner" ;;
-	esac
+	boot_job "$name" "$job" "$timeout" "$log" "$TEST_FLAVOUR" -- "$@" kunit.enable=0
 }
