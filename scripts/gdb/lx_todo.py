@@ -8,7 +8,7 @@
 # Needs the kernel's own gdb scripts (vmlinux-gdb.py, CONFIG_GDB_SCRIPTS),
 # which gdb auto-loads for ./vmlinux from an auto-load safe path; make
 # debug sources this file after them (gdb -x).  Written in the style of the
-# kernel's scripts/gdb/linux/*.py.  See scripts/gdb/WALKTHROUGH.md.
+# kernel's scripts/gdb/linux/*.py.  See docs/gdb-walkthrough.md.
 #
 # This work is licensed under the terms of the GNU GPL version 2.
 #

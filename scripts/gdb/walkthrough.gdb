@@ -1,7 +1,7 @@
 # One freeze through the todo freezer, single-stepped: run after the first
 # stop at freeze_processes() by
 #   make debug BREAKS=freeze_processes GDB_BATCH=scripts/gdb/walkthrough.gdb
-# (tests/host/70-gdb.sh does; scripts/gdb/WALKTHROUGH.md is its transcript).
+# (tests/host/70-gdb.sh does; docs/gdb-walkthrough.md is its transcript).
 # The chosen task is "freeze_me" of scripts/guest/debug.sh.
 set trace-commands on
 # 1. The suspend entry: echo freeze >/sys/power/state, in the guest's shell.

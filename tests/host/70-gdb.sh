@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # "make debug" (scripts/debug.sh) in batch mode on the already built test
 # kernel: the single-stepped freeze of scripts/gdb/walkthrough.gdb (the
-# transcript in scripts/gdb/WALKTHROUGH.md), gdb attached to a running
+# transcript in docs/gdb-walkthrough.md), gdb attached to a running
 # ./linux, the lx-todo/lx-frozen feature checks, and the errors that need no
 # boot.  About a minute.
 # shellcheck disable=SC2016 # $lx_current() and the like are gdb's, not the shell's
