@@ -45,13 +45,17 @@ MAX_ADDED_BYTES = 16
 
 POINT_RE = re.compile(r'^BENCH kind=(\S+) n=(\d+) freezer=(\S+) rep=(\d+) '
                       r'freeze_ns=(\d+) thaw_ns=(\d+) frozen=(\d+) left=(\d+)\s*$')
+# POINT_RE's groups, also the columns of results.csv; all but kind and freezer are ints.
+POINT_KEYS = ('kind', 'n', 'freezer', 'rep', 'freeze_ns', 'thaw_ns', 'frozen', 'left')
 FLOOR_RE = re.compile(r'^BENCH floor n=(\d+) rep=(\d+) ns=(\d+)\s*$')
 KV_RE = re.compile(r'(\w+)=(\S+)')
+# "BENCH WORD k=v ..." lines kept as dicts: the list of parse_log() each goes to.
+KV_LISTS = {'how': 'how', 'alloc': 'alloc', 'alloc-site': 'sites', 'skip': 'skips'}
 
 
 def parse_log(path):
-    points, floor, alloc, sites, skips, errors, info, end = [], [], [], [], [], [], {}, None
-    how = []
+    data = dict(points=[], floor=[], alloc=[], how=[], sites=[], skips=[], errors=[], info={},
+                end=None)
     with open(path, errors='replace') as f:
         for line in f:
             line = line.rstrip('\r\n')
@@ -59,32 +63,26 @@ def parse_log(path):
                 continue
             m = POINT_RE.match(line)
             if m:
-                points.append(dict(kind=m[1], n=int(m[2]), freezer=m[3], rep=int(m[4]),
-                                   freeze_ns=int(m[5]), thaw_ns=int(m[6]),
-                                   frozen=int(m[7]), left=int(m[8])))
+                data['points'].append({k: v if k in ('kind', 'freezer') else int(v)
+                                       for k, v in zip(POINT_KEYS, m.groups())})
                 continue
             m = FLOOR_RE.match(line)
             if m:
-                floor.append(dict(n=int(m[1]), rep=int(m[2]), ns=int(m[3])))
+                data['floor'].append(dict(n=int(m[1]), rep=int(m[2]), ns=int(m[3])))
                 continue
-            word = line.split()[1] if len(line.split()) > 1 else ''
+            word = (line.split() + [''])[1]
             kv = dict(KV_RE.findall(line))
-            if word == 'how' and 'kind' in kv:
-                how.append(kv)
-            elif word == 'alloc' and 'kind' in kv:
-                alloc.append(kv)
-            elif word == 'alloc-site':
-                sites.append(kv)
-            elif word == 'skip':
-                skips.append(kv)
+            if word in ('how', 'alloc') and 'kind' not in kv:
+                continue
+            if word in KV_LISTS:
+                data[KV_LISTS[word]].append(kv)
             elif word == 'error':
-                errors.append(line[len('BENCH error '):])
+                data['errors'].append(line[len('BENCH error '):])
             elif word == 'info':
-                info.update(kv)
+                data['info'].update(kv)
             elif word == 'end':
-                end = kv
-    return dict(points=points, floor=floor, alloc=alloc, how=how, sites=sites, skips=skips,
-                errors=errors, info=info, end=end)
+                data['end'] = kv
+    return data
 
 
 def stats(values):
