@@ -371,20 +371,22 @@ def table(data, summ, floor, mem):
     return '\n'.join(line.rstrip() for line in L) + '\n'
 
 
+def measured(summ, floor, kinds, key, chosen=lambda kind, n: True):
+    """[(ratio @key, kind, n)] at every point of @kinds that chosen() takes and
+    where the ratio is known."""
+    pts = [(ratios(summ, floor, k, n)[key], k, n)
+           for k in kinds for n in sizes_of(summ, k) if chosen(k, n)]
+    return [p for p in pts if p[0] is not None]
+
+
 def targets(summ, floor, data, added):
     L = []
 
     def check(ok, text):
-        L.append('%-7s %s' % ('met' if ok else 'MISSED', text) if ok is not None
-                 else '%-7s %s' % ('n/a', text))
+        L.append('%-7s %s' % ('n/a' if ok is None else 'met' if ok else 'MISSED', text))
 
     kinds = kinds_in(summ)
-    worst = []
-    for kind in kinds:
-        for n in sizes_of(summ, kind):
-            r = ratios(summ, floor, kind, n)['classic_freeze']
-            if kind in INTERRUPTIBLE and r is not None:
-                worst.append((r, kind, n))
+    worst = measured(summ, floor, kinds, 'classic_freeze', lambda k, n: k in INTERRUPTIBLE)
     if worst:
         r, k, n = max(worst)
         check(r <= 1.0, 'todo/classic freeze <= 1.0, spinners and interruptible sleepers, '
@@ -398,12 +400,7 @@ def targets(summ, floor, data, added):
     else:
         check(None, 'todo/classic freeze <= 1.0: no spinner or interruptible sleeper measured')
     every_kind_targets(summ, floor, kinds, check, data)
-    fl = []
-    for kind in kinds:
-        for n in sizes_of(summ, kind):
-            r = ratios(summ, floor, kind, n)['floor_freeze']
-            if r is not None:
-                fl.append((r, kind, n))
+    fl = measured(summ, floor, kinds, 'floor_freeze')
     if fl:
         r, k, n = max(fl)
         check(r <= 2.0, 'todo freeze within 2x the floor, every kind and N: worst %.2f '
@@ -424,12 +421,9 @@ def targets(summ, floor, data, added):
     else:
         why = todo_alloc[0].get('status', 'not run') if todo_alloc else 'not run'
         check(None, '0 allocations per task per freeze (todo): not counted (%s)' % why)
-    if added is not None:
-        check(added <= MAX_ADDED_BYTES, 'at most %d bytes added to struct task_struct: %d'
-              % (MAX_ADDED_BYTES, added))
-    else:
-        check(None, 'at most %d bytes added to struct task_struct: not read'
-              % MAX_ADDED_BYTES)
+    check(None if added is None else added <= MAX_ADDED_BYTES,
+          'at most %d bytes added to struct task_struct: %s'
+          % (MAX_ADDED_BYTES, 'not read' if added is None else added))
     return L
 
 
@@ -458,9 +452,7 @@ def every_kind_targets(summ, floor, kinds, check, data):
     against itself at that point (classic_against_itself())."""
     for what in ('freeze', 'thaw'):
         for label, chosen, limit in EVERY_KIND_LIMITS:
-            pts = [(ratios(summ, floor, k, n)['classic_' + what], k, n)
-                   for k in kinds for n in sizes_of(summ, k) if chosen(n)]
-            pts = [p for p in pts if p[0] is not None]
+            pts = measured(summ, floor, kinds, 'classic_' + what, lambda k, n: chosen(n))
             text = 'todo/classic %s <= %.1f, every kind, %s' % (what, limit, label)
             if not pts:
                 check(None, text + ': not measured')
