@@ -263,36 +263,37 @@ def write_csvs(out, data, summ, floor):
                         a.get('base', ''), a.get('per_task', ''), a.get('status', 'ok')])
 
 
+def us_cols(st, n):
+    """The median, min, max (us) and us/task columns of a row of table.txt."""
+    return ' %10s %10s %10s %8.2f' % (fmt_us(st['median']), fmt_us(st['min']),
+                                      fmt_us(st['max']), st['median'] / 1e3 / n)
+
+
 def table(data, summ, floor, mem):
-    L = []
     info = data['info']
-    L.append('Freezer bench: kernel %s, %s repetitions per freezer and point, alternating '
-             'todo and classic in one boot' % (info.get('release', '?'), info.get('reps', '?')))
-    L.append('Latencies measured in the kernel (CONFIG_FREEZER_BENCH): freeze = '
-             'freeze_processes() start to last user task frozen;')
-    L.append('thaw = thaw_processes() start to last user task out of the frozen state. '
-             'Times in us; us/task = median / N.')
-    L.append('floor = waking N sleeping kernel threads one by one until each has run '
-             '(the least per-task work a freezer that runs code in every task can do).')
-    L.append('Ratios (on todo rows): todo median / classic median, todo median / floor median '
-             'at the same N, freeze and thaw.')
-    b = [(fz, summ.get(('base', 0, fz))) for fz in FREEZERS]
-    if all(s for _, s in b):
+    L = ['Freezer bench: kernel %s, %s repetitions per freezer and point, alternating '
+         'todo and classic in one boot' % (info.get('release', '?'), info.get('reps', '?')),
+         'Latencies measured in the kernel (CONFIG_FREEZER_BENCH): freeze = '
+         'freeze_processes() start to last user task frozen;',
+         'thaw = thaw_processes() start to last user task out of the frozen state. '
+         'Times in us; us/task = median / N.',
+         'floor = waking N sleeping kernel threads one by one until each has run '
+         '(the least per-task work a freezer that runs code in every task can do).',
+         'Ratios (on todo rows): todo median / classic median, todo median / floor median '
+         'at the same N, freeze and thaw.']
+    t, c = (summ.get(('base', 0, fz)) for fz in FREEZERS)
+    if t and c:
         L.append('No extra tasks (the guest\'s own %s): freeze todo %s us, classic %s us; '
                  'thaw todo %s us, classic %s us (medians).' % (
-                     b[0][1]['extra'], fmt_us(b[0][1]['freeze']['median']),
-                     fmt_us(b[1][1]['freeze']['median']), fmt_us(b[0][1]['thaw']['median']),
-                     fmt_us(b[1][1]['thaw']['median'])))
+                     t['extra'], fmt_us(t['freeze']['median']), fmt_us(c['freeze']['median']),
+                     fmt_us(t['thaw']['median']), fmt_us(c['thaw']['median'])))
     hdr = ('%6s %-8s %4s | %10s %10s %10s %8s | %10s %10s %10s %8s | %-15s | %-15s'
            % ('N', 'freezer', 'reps', 'freeze med', 'min', 'max', 'us/task',
               'thaw med', 'min', 'max', 'us/task', 'todo/classic', 'todo/floor'))
     sub = '%6s %-8s %4s | %10s %10s %10s %8s | %10s %10s %10s %8s | %7s %7s | %7s %7s' % (
         '', '', '', '', '', '', '', '', '', '', '', 'freeze', 'thaw', 'freeze', 'thaw')
     for kind in kinds_in(summ):
-        L.append('')
-        L.append('== %s: %s' % (kind, KINDS.get(kind, '')))
-        L.append(hdr)
-        L.append(sub)
+        L += ['', '== %s: %s' % (kind, KINDS.get(kind, '')), hdr, sub]
         for n in sizes_of(summ, kind):
             r = ratios(summ, floor, kind, n)
             for fz in FREEZERS:
@@ -300,25 +301,18 @@ def table(data, summ, floor, mem):
                 if not s:
                     L.append('%6d %-8s %4s | (no data)' % (n, fz, 0))
                     continue
-                fr, th = s['freeze'], s['thaw']
-                rr = (r['classic_freeze'], r['classic_thaw'], r['floor_freeze'],
-                      r['floor_thaw']) if fz == 'todo' else (None,) * 4
-                L.append('%6d %-8s %4d | %10s %10s %10s %8.2f | %10s %10s %10s %8.2f | '
-                         '%7s %7s | %7s %7s' % (
-                             n, fz, fr['reps'], fmt_us(fr['median']), fmt_us(fr['min']),
-                             fmt_us(fr['max']), fr['median'] / 1e3 / n, fmt_us(th['median']),
-                             fmt_us(th['min']), fmt_us(th['max']), th['median'] / 1e3 / n,
-                             *(fmt_ratio(x) if fz == 'todo' else '' for x in rr)))
-            fl = floor.get(n)
-            if fl:
-                L.append('%6d %-8s %4d | %10s %10s %10s %8.2f |' % (
-                    n, 'floor', fl['reps'], fmt_us(fl['median']), fmt_us(fl['min']),
-                    fmt_us(fl['max']), fl['median'] / 1e3 / n))
+                rr = [fmt_ratio(r[k]) if fz == 'todo' else '' for k in
+                      ('classic_freeze', 'classic_thaw', 'floor_freeze', 'floor_thaw')]
+                L.append('%6d %-8s %4d |%s |%s | %7s %7s | %7s %7s' % (
+                    n, fz, s['freeze']['reps'], us_cols(s['freeze'], n), us_cols(s['thaw'], n),
+                    *rr))
+            if n in floor:
+                L.append('%6d %-8s %4d |%s |' % (n, 'floor', floor[n]['reps'],
+                                                 us_cols(floor[n], n)))
     for s in data['skips']:
         L.append('skipped: %s n=%s (%s)' % (s.get('kind'), s.get('n'), s.get('reason')))
 
-    L.append('')
-    L.append('== memory')
+    L += ['', '== memory']
     if 'error' in mem:
         L.append('struct task_struct: not read (%s)' % mem['error'])
         added = None
@@ -351,23 +345,17 @@ def table(data, summ, floor, mem):
 
     hows = how_summary(data)
     if hows:
-        L.append('')
-        L.append('== how the user tasks were frozen (median per freeze; how.csv)')
+        L += ['', '== how the user tasks were frozen (median per freeze; how.csv)']
         L.append('%-10s %6s %-8s %6s %10s %8s %12s %10s' % (
             ('kind', 'N', 'freezer') + HOW + ('item share',)))
         for (kind, n, fz), h in hows.items():
             L.append('%-10s %6d %-8s %6s %10s %8s %12s %10s' % (
                 (kind, n, fz) + tuple(h[k] for k in HOW) + (h['item_share'] or '-',)))
-    L.append('')
-    L.append('== targets (reported, not asserted)')
-    L.extend(targets(summ, floor, data, added))
+    L += ['', '== targets (reported, not asserted)'] + targets(summ, floor, data, added)
     if data['errors']:
-        L.append('')
-        L.append('== errors in the guest')
-        L.extend('  ' + e for e in data['errors'])
+        L += ['', '== errors in the guest'] + ['  ' + e for e in data['errors']]
     if data['end'] is None:
-        L.append('')
-        L.append('warning: the log has no "BENCH end" line: the bench did not finish')
+        L += ['', 'warning: the log has no "BENCH end" line: the bench did not finish']
     return '\n'.join(line.rstrip() for line in L) + '\n'
 
 
