@@ -458,6 +458,14 @@ def spread(data, kind, n, what):
     return ' (classic/classic %.2f)' % s if s is not None else ''
 
 
+# The series of a panel of latency.png: columns of plot-KIND.dat, style, colour, title.
+SERIES = (('1:2:3:4', 'yerrorlines lw 2', '#d62728', 'todo freeze'),
+          ('1:5:6:7', 'yerrorlines lw 2', '#1f77b4', 'classic freeze'),
+          ('1:8', 'linespoints lw 2 dt 2', 'black', 'floor'),
+          ('1:9', 'linespoints lw 1.5 dt 3', '#d62728', 'todo thaw'),
+          ('1:10', 'linespoints lw 1.5 dt 3', '#1f77b4', 'classic thaw'))
+
+
 def plot(out, summ, floor):
     """plot-KIND.dat files and latency.gp; returns the script path."""
     kinds = kinds_in(summ)
@@ -467,15 +475,13 @@ def plot(out, summ, floor):
             f.write('# N todo_med todo_min todo_max classic_med classic_min classic_max '
                     'floor_med todo_thaw_med classic_thaw_med (us)\n')
             for n in sizes_of(summ, kind):
+                ss = [summ.get((kind, n, fz)) for fz in FREEZERS]
                 row = [n]
-                for fz in FREEZERS:
-                    s = summ.get((kind, n, fz))
+                for s in ss:
                     row += ([s['freeze'][k] / 1e3 for k in ('median', 'min', 'max')]
                             if s else ['NaN'] * 3)
                 row.append(floor[n]['median'] / 1e3 if n in floor else 'NaN')
-                for fz in FREEZERS:
-                    s = summ.get((kind, n, fz))
-                    row.append(s['thaw']['median'] / 1e3 if s else 'NaN')
+                row += [s['thaw']['median'] / 1e3 if s else 'NaN' for s in ss]
                 f.write(' '.join(str(x) for x in row) + '\n')
     cols = 3 if len(kinds) > 4 else 2 if len(kinds) > 1 else 1
     rows = (len(kinds) + cols - 1) // cols
@@ -493,16 +499,9 @@ def plot(out, summ, floor):
         for kind in kinds:
             d = os.path.join(out, 'plot-%s.dat' % kind)
             f.write('set title "%s: %s"\n' % (kind, KINDS.get(kind, kind).replace('"', "'")))
-            f.write('plot "%s" using 1:2:3:4 with yerrorlines lw 2 lc rgb "#d62728" '
-                    'title "todo freeze", \\\n' % d)
-            f.write('  "" using 1:5:6:7 with yerrorlines lw 2 lc rgb "#1f77b4" '
-                    'title "classic freeze", \\\n')
-            f.write('  "" using 1:8 with linespoints lw 2 dt 2 lc rgb "black" '
-                    'title "floor", \\\n')
-            f.write('  "" using 1:9 with linespoints lw 1.5 dt 3 lc rgb "#d62728" '
-                    'title "todo thaw", \\\n')
-            f.write('  "" using 1:10 with linespoints lw 1.5 dt 3 lc rgb "#1f77b4" '
-                    'title "classic thaw"\n')
+            f.write('plot ' + ', \\\n  '.join(
+                '%s using %s with %s lc rgb "%s" title "%s"' % ('"%s"' % d if i == 0 else '""', *c)
+                for i, c in enumerate(SERIES)) + '\n')
         f.write('unset multiplot\n')
     return gp
 
