@@ -49,6 +49,24 @@ HOW_TEXT = {
     'in_place': 'frozen in place',
     'refrigerator': 'frozen in the refrigerator',
 }
+# The marks on a lane, drawn over its frozen bar: what (timeline.dat column 5):
+# the columns after x:y, the style (point sizes scaled by K) and the key's text.
+MARKS = {
+    'pending': (':($8-$7):(0)', 'vectors nohead lw 1.5 dt 2 lc rgb "#555555"',
+                'queued, not yet frozen'),
+    'queued': ('', 'points pt 11 ps 1.3*K lc rgb "#ff7f0e"', 'freeze item queued (todo:todo_add)'),
+    'ran': ('', 'points pt 6 ps 1.6*K lw 1.5 lc rgb "black"', 'ran its item (todo:todo_run)'),
+    'frozen': (':10', 'points pt 5 ps 1.1*K lc rgb variable', None),
+    'resuming': (':($8-$7):(0)', 'vectors nohead lw 1.5 dt 3 lc rgb "#2ca02c"',
+                 'woken, not yet back in user space'),
+    'woken': ('', 'points pt 9 ps 1.3*K lc rgb "black"',
+              'woken by the thaw (sched:sched_wakeup)'),
+    'user': ('', 'points pt 7 ps 1.2*K lc rgb "#006400"',
+             "back in user space (the task's own clock)"),
+}
+# The marks of each panel, in drawing order.
+PHASE_MARKS = {'freeze': ('pending', 'queued', 'ran', 'frozen'),
+               'thaw': ('resuming', 'woken', 'user')}
 KV_RE = re.compile(r'(\w+)=(\S*)')
 # "comm-pid [cpu] flags  sec.usec: event: fields" (the flags may be absent).
 TRACE_RE = re.compile(r'^\s*(?P<comm>.*?)-(?P<cpid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[\d+\]\s+'
@@ -305,27 +323,12 @@ def write_gnuplot(out, dat, drawn, frange, trange, title, png):
                 a('set y2tics %s font ",8"' % (('(%s)' % y2tics) if y2tics else ''))
                 a('set y2label "frozen for"')
             a('unset key')
-            p = []
-            sel = 'sel("%s","%%s","%s")' % (fz, phase)
-            p.append('D using (%s ? $7 : NaN):2:($8-$7):(0):10 with vectors nohead lw %g '
-                     'lc rgb variable notitle' % (sel % 'frozen_bar', lw))
-            if phase == 'freeze':
-                p.append('D using (%s ? $7 : NaN):2:($8-$7):(0) with vectors nohead lw 1.5 dt 2 '
-                         'lc rgb "#555555" notitle' % (sel % 'pending'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 11 ps 1.3*K '
-                         'lc rgb "#ff7f0e" notitle' % (sel % 'queued'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 6 ps 1.6*K lw 1.5 '
-                         'lc rgb "black" notitle' % (sel % 'ran'))
-                p.append('D using (%s ? $7 : NaN):2:10 with points pt 5 ps 1.1*K lc rgb variable '
-                         'notitle' % (sel % 'frozen'))
-            else:
-                p.append('D using (%s ? $7 : NaN):2:($8-$7):(0) with vectors nohead lw 1.5 dt 3 '
-                         'lc rgb "#2ca02c" notitle' % (sel % 'resuming'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 9 ps 1.3*K lc rgb "black" '
-                         'notitle' % (sel % 'woken'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 7 ps 1.2*K lc rgb "#006400" '
-                         'notitle' % (sel % 'user'))
-            a('plot ' + ', \\\n  '.join(p))
+            marks = [('frozen_bar', ':($8-$7):(0):10',
+                      'vectors nohead lw %g lc rgb variable' % lw, None)] + [
+                         (what,) + MARKS[what] for what in PHASE_MARKS[phase]]
+            a('plot ' + ', \\\n  '.join(
+                'D using (sel("%s","%s","%s") ? $7 : NaN):2%s with %s notitle' % (
+                    fz, what, phase, using, style) for what, using, style, _ in marks))
         a('unset label 1')
     # The key, in a plot of its own across the whole width below the panels.
     a('set lmargin at screen 0.03; set rmargin at screen 0.97')
@@ -333,20 +336,14 @@ def write_gnuplot(out, dat, drawn, frange, trange, title, png):
     a('unset border; unset tics; unset xlabel; unset ylabel; unset y2label; unset logscale x')
     a('unset grid; set xrange [0:1]; set yrange [0:1]')
     a('set key inside center center horizontal maxrows 3 width 1 samplen 2.5 font ",9"')
-    k = ['NaN with vectors nohead lw 1.5 dt 2 lc rgb "#555555" title "queued, not yet frozen"',
-         'NaN with points pt 11 ps 1.3 lc rgb "#ff7f0e" title "freeze item queued (todo:todo_add)"',
-         'NaN with points pt 6 ps 1.6 lw 1.5 lc rgb "black" title "ran its item (todo:todo_run)"']
-    k += ['NaN with points pt 5 ps 1.3 lc rgb "#%06x" title %s' % (
-        HOW_COLORS[how], gp_str(text + (' (freezer:task_frozen); bar: frozen'
-                                        if how == 'item' else '')))
-        for how, text in HOW_TEXT.items()]
-    k += ['NaN with points pt 9 ps 1.3 lc rgb "black" '
-          'title "woken by the thaw (sched:sched_wakeup)"',
-          'NaN with vectors nohead lw 1.5 dt 3 lc rgb "#2ca02c" '
-          'title "woken, not yet back in user space"',
-          'NaN with points pt 7 ps 1.2 lc rgb "#006400" '
-          'title "back in user space (the task\'s own clock)"']
-    a('plot ' + ', \\\n  '.join(k))
+    # The marks at their full size, and a point per colour of how a task was frozen.
+    key = [(MARKS[w][1].replace('*K', ''), MARKS[w][2]) for w in ('pending', 'queued', 'ran')]
+    key += [('points pt 5 ps 1.3 lc rgb "#%06x"' % HOW_COLORS[how],
+             text + (' (freezer:task_frozen); bar: frozen' if how == 'item' else ''))
+            for how, text in HOW_TEXT.items()]
+    key += [(MARKS[w][1].replace('*K', ''), MARKS[w][2]) for w in ('woken', 'resuming', 'user')]
+    a('plot ' + ', \\\n  '.join('NaN with %s title %s' % (style, gp_str(title))
+                                  for style, title in key))
     a('unset multiplot')
     with open(gp, 'w') as f:
         f.write('\n'.join(L) + '\n')
