@@ -173,23 +173,17 @@ def decade_range(values, lo_floor=1.0):
     return lo, max(hi, lo * 100)
 
 
+# The times of a lane on each x axis: since the freeze began, since the thaw began.
+PHASE_TIMES = (('freeze', 'freeze_start_ns', ('queued', 'ran', 'frozen')),
+               ('thaw', 'thaw_at_ns', ('woken', 'user')))
+
+
 def write_data(out, blocks):
     """timeline.dat; returns the per-freezer lanes and the two x ranges (us)."""
-    drawn = []
-    fvals, tvals = [], []
-    for b in blocks:
-        w = b['window']
-        lanes = lanes_of(b)
-        drawn.append((b, lanes))
-        for ln in lanes:
-            fvals += [us(ln[k] - w['freeze_start_ns']) for k in ('queued', 'ran', 'frozen')
-                      if ln[k] is not None]
-            tvals += [us(ln[k] - w['thaw_at_ns']) for k in ('woken', 'user') if ln[k] is not None]
-    frange, trange = decade_range(fvals), decade_range(tvals)
-
-    def clamp(v, rng):
-        return min(max(v, rng[0]), rng[1])
-
+    drawn = [(b, lanes_of(b)) for b in blocks]
+    frange, trange = (decade_range([us(ln[k] - b['window'][since]) for b, lanes in drawn
+                                    for ln in lanes for k in keys if ln[k] is not None])
+                      for _, since, keys in PHASE_TIMES)
     path = os.path.join(out, 'timeline.dat')
     with open(path, 'w') as f:
         f.write('# written by scripts/timeline.py; columns: freezer lane pid name what phase '
@@ -208,33 +202,30 @@ def write_data(out, blocks):
                         fz, i, ln['pid'], name, what, phase, t0,
                         t0 if t1 is None else t1, how, color))
 
-                def ft(ns):
-                    return clamp(us(ns - w['freeze_start_ns']), frange)
-
-                def tt(ns):
-                    return clamp(us(ns - w['thaw_at_ns']), trange)
-
+                # Each time the lane has, in us on its axis and clamped to its range.
+                t = {k: min(max(us(ln[k] - w[since]), rng[0]), rng[1])
+                     for (_, since, keys), rng in zip(PHASE_TIMES, (frange, trange))
+                     for k in keys if ln[k] is not None}
                 frozen_for = -1
-                if ln['frozen'] is not None:
+                if 'frozen' in t:
                     frozen_for = us((ln['woken'] or w['thaw_at_ns']) - ln['frozen'])
                 row('lane', '-', frozen_for, 0, ln['how'])
-                if ln['queued'] is not None:
-                    row('queued', 'freeze', ft(ln['queued']))
-                    if ln['frozen'] is not None:
-                        row('pending', 'freeze', ft(ln['queued']), ft(ln['frozen']))
-                if ln['ran'] is not None:
-                    row('ran', 'freeze', ft(ln['ran']))
-                if ln['frozen'] is not None:
-                    row('frozen', 'freeze', ft(ln['frozen']), None, ln['how'])
-                    row('frozen_bar', 'freeze', ft(ln['frozen']), frange[1], ln['how'])
-                    row('frozen_bar', 'thaw', trange[0],
-                        tt(ln['woken']) if ln['woken'] is not None else trange[1], ln['how'])
-                if ln['woken'] is not None:
-                    row('woken', 'thaw', tt(ln['woken']))
-                    if ln['user'] is not None:
-                        row('resuming', 'thaw', tt(ln['woken']), tt(ln['user']))
-                if ln['user'] is not None:
-                    row('user', 'thaw', tt(ln['user']))
+                if 'queued' in t:
+                    row('queued', 'freeze', t['queued'])
+                    if 'frozen' in t:
+                        row('pending', 'freeze', t['queued'], t['frozen'])
+                if 'ran' in t:
+                    row('ran', 'freeze', t['ran'])
+                if 'frozen' in t:
+                    row('frozen', 'freeze', t['frozen'], None, ln['how'])
+                    row('frozen_bar', 'freeze', t['frozen'], frange[1], ln['how'])
+                    row('frozen_bar', 'thaw', trange[0], t.get('woken', trange[1]), ln['how'])
+                if 'woken' in t:
+                    row('woken', 'thaw', t['woken'])
+                    if 'user' in t:
+                        row('resuming', 'thaw', t['woken'], t['user'])
+                if 'user' in t:
+                    row('user', 'thaw', t['user'])
     return path, drawn, frange, trange
 
 
