@@ -273,29 +273,29 @@ def write_gnuplot(out, dat, drawn, frange, trange, title, png):
     cols = ((0.13, 0.53, 'freeze', frange, 'since the freeze began (freeze_processes())'),
             (0.56, 0.90, 'thaw', trange, 'since the thaw began (thaw_processes())'))
     gp = os.path.join(out, 'timeline.gp')
-    L = []
+    L = ['# gnuplot %s  (written by scripts/timeline.py)' % gp,
+         'set terminal pngcairo noenhanced size %d,%d font "Sans,9"' % (width, height),
+         'set output %s' % gp_str(png),
+         'D = %s' % gp_str(dat),
+         'K = %g  # point size factor for the lane height' % k,
+         'sel(f, w, p) = strcol(1) eq f && strcol(5) eq w && strcol(6) eq p',
+         'set datafile missing "NaN"',
+         'set logscale x',
+         'set grid xtics lc rgb "#dddddd"',
+         'set multiplot title %s font ",12"' % gp_str(title)]
     a = L.append
-    a('# gnuplot %s  (written by scripts/timeline.py)' % gp)
-    a('set terminal pngcairo noenhanced size %d,%d font "Sans,9"' % (width, height))
-    a('set output %s' % gp_str(png))
-    a('D = %s' % gp_str(dat))
-    a('K = %g  # point size factor for the lane height' % k)
-    a('sel(f, w, p) = strcol(1) eq f && strcol(5) eq w && strcol(6) eq p')
-    a('set datafile missing "NaN"')
-    a('set logscale x')
-    a('set grid xtics lc rgb "#dddddd"')
-    a('set multiplot title %s font ",12"' % gp_str(title))
     for r, (b, lanes) in enumerate(drawn):
         fz = b['freezer']
         y0 = top + r * (panel + row_gap)
         n = len(lanes)
         step = 1 if n <= 40 else int(math.ceil(n / 40))
+        # Tics for every step-th lane (a lane always exists): the task on the
+        # left, how long it was frozen on the right.
+        shown = [(i, ln) for i, ln in enumerate(lanes) if i % step == 0]
         ytics = ', '.join('%s %d' % (gp_str('%s %d' % (ln['name'], ln['pid'])), i)
-                          for i, ln in enumerate(lanes) if i % step == 0)
-        y2tics = ', '.join('%s %d' % (gp_str(fmt_dur(
-            ((ln['woken'] or b['window']['thaw_at_ns']) - ln['frozen']))
-            if ln['frozen'] is not None else 'not frozen'), i)
-            for i, ln in enumerate(lanes) if i % step == 0)
+                          for i, ln in shown)
+        y2tics = ', '.join('%s %d' % (gp_str('not frozen' if ln['frozen'] is None else fmt_dur(
+            (ln['woken'] or b['window']['thaw_at_ns']) - ln['frozen'])), i) for i, ln in shown)
         a('set label 1 %s at screen 0.01,%f left font ",10"' % (
             gp_str(summary(b, lanes)), sy(y0 - 14)))
         for c, (x0, x1, phase, rng, xlabel) in enumerate(cols):
@@ -305,13 +305,13 @@ def write_gnuplot(out, dat, drawn, frange, trange, title, png):
             a('set xlabel %s offset 0,0.3' % gp_str(xlabel))
             a('set yrange [%f:%f]' % (n - 0.5, -0.5))
             if c == 0:
-                a('set ytics %s font ",8"' % (('(%s)' % ytics) if ytics else ''))
+                a('set ytics (%s) font ",8"' % ytics)
                 a('unset y2tics; unset y2label')
                 a('set ylabel %s' % gp_str(fz + ' freezer'))
             else:
                 a('unset ytics; unset ylabel')
                 a('set y2range [%f:%f]' % (n - 0.5, -0.5))
-                a('set y2tics %s font ",8"' % (('(%s)' % y2tics) if y2tics else ''))
+                a('set y2tics (%s) font ",8"' % y2tics)
                 a('set y2label "frozen for"')
             a('unset key')
             marks = [('frozen_bar', ':($8-$7):(0):10',
