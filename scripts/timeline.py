@@ -30,6 +30,7 @@ timeline.dat columns (times in microseconds):
   color  the lane's colour for how it was frozen, as an integer 0xRRGGBB
 """
 import argparse
+import collections
 import math
 import os
 import re
@@ -245,9 +246,7 @@ def gp_str(s):
 
 def summary(b, lanes):
     w = b['window']
-    hows = {}
-    for ln in lanes:
-        hows[ln['how']] = hows.get(ln['how'], 0) + 1
+    hows = collections.Counter(ln['how'] for ln in lanes)
     how = ', '.join('%s %d' % (h if h != '-' else 'not frozen', n) for h, n in sorted(hows.items()))
     woken = [ln['woken'] - w['thaw_at_ns'] for ln in lanes if ln['woken'] is not None]
     user = [ln['user'] - w['thaw_at_ns'] for ln in lanes if ln['user'] is not None]
