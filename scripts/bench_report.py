@@ -141,6 +141,10 @@ def sizes_of(summ, kind):
     return sorted({n for (k, n, _) in summ if k == kind})
 
 
+# The ratios on a todo row, in the order of summary.csv and table.txt.
+RATIOS = ('classic_freeze', 'classic_thaw', 'floor_freeze', 'floor_thaw')
+
+
 def ratios(summ, floor, kind, n):
     """todo/classic and todo/floor, freeze and thaw, or None."""
     t, c, fl = summ.get((kind, n, 'todo')), summ.get((kind, n, 'classic')), floor.get(n)
@@ -216,51 +220,46 @@ def fmt_ratio(r):
     return '%.2f' % r if r < 100 else '%.0f' % r
 
 
+def write_csv(out, name, header, rows):
+    with open(os.path.join(out, name), 'w', newline='') as f:
+        w = csv.writer(f, lineterminator='\n')
+        w.writerow(header)
+        w.writerows(rows)
+
+
 def write_csvs(out, data, summ, floor):
-    with open(os.path.join(out, 'results.csv'), 'w', newline='') as f:
-        w = csv.writer(f, lineterminator='\n')
-        w.writerow(['kind', 'n', 'freezer', 'rep', 'freeze_ns', 'thaw_ns', 'frozen', 'left'])
-        for p in data['points']:
-            w.writerow([p['kind'], p['n'], p['freezer'], p['rep'], p['freeze_ns'],
-                        p['thaw_ns'], p['frozen'], p['left']])
-        for fl in data['floor']:
-            w.writerow(['floor', fl['n'], 'floor', fl['rep'], fl['ns'], '', '', ''])
-    with open(os.path.join(out, 'summary.csv'), 'w', newline='') as f:
-        w = csv.writer(f, lineterminator='\n')
-        w.writerow(['kind', 'n', 'freezer', 'reps',
-                    'freeze_median_ns', 'freeze_min_ns', 'freeze_max_ns', 'freeze_us_per_task',
-                    'thaw_median_ns', 'thaw_min_ns', 'thaw_max_ns', 'thaw_us_per_task',
-                    'todo_classic_freeze', 'todo_classic_thaw',
-                    'todo_floor_freeze', 'todo_floor_thaw', 'extra_tasks'])
-        for kind in ['base'] + kinds_in(summ):
-            for n in sizes_of(summ, kind):
-                r = ratios(summ, floor, kind, n)
-                for fz in FREEZERS:
-                    s = summ.get((kind, n, fz))
-                    if not s:
-                        continue
-                    fr, th = s['freeze'], s['thaw']
-                    per = (lambda v: '%.3f' % (v / 1e3 / n)) if n else (lambda v: '')
-                    rr = [fmt_ratio(r[k]) if fz == 'todo' else '' for k in
-                          ('classic_freeze', 'classic_thaw', 'floor_freeze', 'floor_thaw')]
-                    w.writerow([kind, n, fz, fr['reps'], fr['median'], fr['min'], fr['max'],
-                                per(fr['median']), th['median'], th['min'], th['max'],
-                                per(th['median'])] + [x if x != '-' else '' for x in rr] +
-                               [s['extra']])
-        for n, s in floor.items():
-            w.writerow(['floor', n, 'floor', s['reps'], s['median'], s['min'], s['max'],
-                        '%.3f' % (s['median'] / 1e3 / n), '', '', '', '', '', '', '', '', ''])
-    with open(os.path.join(out, 'how.csv'), 'w', newline='') as f:
-        w = csv.writer(f, lineterminator='\n')
-        w.writerow(['kind', 'n', 'freezer', 'reps'] + list(HOW) + ['item_share'])
-        for (kind, n, fz), h in how_summary(data).items():
-            w.writerow([kind, n, fz, h['reps']] + [h[k] for k in HOW] + [h['item_share']])
-    with open(os.path.join(out, 'alloc.csv'), 'w', newline='') as f:
-        w = csv.writer(f, lineterminator='\n')
-        w.writerow(['kind', 'n', 'freezer', 'events', 'base_events', 'per_task', 'status'])
-        for a in data['alloc']:
-            w.writerow([a.get('kind'), a.get('n'), a.get('freezer'), a.get('events', ''),
-                        a.get('base', ''), a.get('per_task', ''), a.get('status', 'ok')])
+    write_csv(out, 'results.csv', POINT_KEYS,
+              [[p[k] for k in POINT_KEYS] for p in data['points']] +
+              [['floor', f['n'], 'floor', f['rep'], f['ns'], '', '', ''] for f in data['floor']])
+    rows = []
+    for kind in ['base'] + kinds_in(summ):
+        for n in sizes_of(summ, kind):
+            r = ratios(summ, floor, kind, n)
+            for fz in FREEZERS:
+                s = summ.get((kind, n, fz))
+                if not s:
+                    continue
+                row = [kind, n, fz, s['freeze']['reps']]
+                for st in (s['freeze'], s['thaw']):
+                    row += [st['median'], st['min'], st['max'],
+                            '%.3f' % (st['median'] / 1e3 / n) if n else '']
+                rows.append(row + ['' if fz != 'todo' or r[k] is None else fmt_ratio(r[k])
+                                   for k in RATIOS] + [s['extra']])
+    rows += [['floor', n, 'floor', s['reps'], s['median'], s['min'], s['max'],
+              '%.3f' % (s['median'] / 1e3 / n)] + [''] * 9 for n, s in floor.items()]
+    write_csv(out, 'summary.csv', ['kind', 'n', 'freezer', 'reps',
+                                   'freeze_median_ns', 'freeze_min_ns', 'freeze_max_ns',
+                                   'freeze_us_per_task', 'thaw_median_ns', 'thaw_min_ns',
+                                   'thaw_max_ns', 'thaw_us_per_task']
+              + ['todo_' + k for k in RATIOS] + ['extra_tasks'], rows)
+    write_csv(out, 'how.csv', ['kind', 'n', 'freezer', 'reps'] + list(HOW) + ['item_share'],
+              [[kind, n, fz, h['reps']] + [h[k] for k in HOW] + [h['item_share']]
+               for (kind, n, fz), h in how_summary(data).items()])
+    write_csv(out, 'alloc.csv',
+              ['kind', 'n', 'freezer', 'events', 'base_events', 'per_task', 'status'],
+              [[a.get('kind'), a.get('n'), a.get('freezer'), a.get('events', ''),
+                a.get('base', ''), a.get('per_task', ''), a.get('status', 'ok')]
+               for a in data['alloc']])
 
 
 def us_cols(st, n):
@@ -301,8 +300,7 @@ def table(data, summ, floor, mem):
                 if not s:
                     L.append('%6d %-8s %4s | (no data)' % (n, fz, 0))
                     continue
-                rr = [fmt_ratio(r[k]) if fz == 'todo' else '' for k in
-                      ('classic_freeze', 'classic_thaw', 'floor_freeze', 'floor_thaw')]
+                rr = [fmt_ratio(r[k]) if fz == 'todo' else '' for k in RATIOS]
                 L.append('%6d %-8s %4d |%s |%s | %7s %7s | %7s %7s' % (
                     n, fz, s['freeze']['reps'], us_cols(s['freeze'], n), us_cols(s['thaw'], n),
                     *rr))
