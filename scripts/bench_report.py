@@ -325,16 +325,10 @@ def table(data, summ, floor, mem):
         allocs.setdefault(a.get('kind'), {})[a.get('freezer')] = a
     for kind in [k for k in KIND_ORDER if k in allocs] + sorted(set(allocs) - set(KIND_ORDER)):
         a = allocs[kind]
-        parts = []
-        for fz in FREEZERS:
-            x = a.get(fz)
-            if not x:
-                continue
-            if x.get('status'):
-                parts.append('%s not counted (%s)' % (fz, x['status']))
-            else:
-                parts.append('%s %s (%s events, %s without the tasks)' % (
-                    fz, x.get('per_task'), x.get('events'), x.get('base')))
+        parts = ['%s not counted (%s)' % (fz, x['status']) if x.get('status') else
+                 '%s %s (%s events, %s without the tasks)' % (
+                     fz, x.get('per_task'), x.get('events'), x.get('base'))
+                 for fz, x in ((fz, a.get(fz)) for fz in FREEZERS) if x]
         n = next(iter(a.values())).get('n')
         L.append('allocations per task per freeze+thaw, %s n=%s: %s' % (kind, n, '; '.join(parts)))
     for s in data['sites']:
