@@ -100,14 +100,12 @@ def summarise(data):
     groups = {}
     for p in data['points']:
         groups.setdefault((p['kind'], p['n'], p['freezer']), []).append(p)
-    summ = {}
-    for key, rows in groups.items():
-        summ[key] = dict(freeze=stats([r['freeze_ns'] for r in rows]),
-                         thaw=stats([r['thaw_ns'] for r in rows]),
-                         extra='%g' % statistics.median([r['frozen'] - key[1] for r in rows]))
-    floor = {}
-    for n in sorted({f['n'] for f in data['floor']}):
-        floor[n] = stats([f['ns'] for f in data['floor'] if f['n'] == n])
+    summ = {key: dict(freeze=stats([r['freeze_ns'] for r in rows]),
+                      thaw=stats([r['thaw_ns'] for r in rows]),
+                      extra='%g' % statistics.median([r['frozen'] - key[1] for r in rows]))
+            for key, rows in groups.items()}
+    floor = {n: stats([f['ns'] for f in data['floor'] if f['n'] == n])
+             for n in sorted({f['n'] for f in data['floor']})}
     return summ, floor
 
 
