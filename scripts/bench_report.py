@@ -159,23 +159,20 @@ def task_struct_fields(vmlinux):
     {'error': why}."""
     if not vmlinux or not os.path.exists(vmlinux):
         return dict(error='no vmlinux at %s' % vmlinux)
+    why = 'no pahole (Debian package dwarves)'
     if shutil.which('pahole'):
         try:
             out = subprocess.run(['pahole', '-C', 'task_struct', vmlinux], check=True,
                                  capture_output=True, text=True, timeout=300).stdout
-        except (subprocess.SubprocessError, OSError) as e:
-            out, why = '', 'pahole failed: %s' % e
-        fields = {}
-        for name in FIELDS:
-            m = re.search(r'[\s*]%s;\s*/\*\s*(\d+)\s+(\d+)\s*\*/' % re.escape(name), out)
-            if m:
-                fields[name] = (int(m[1]), int(m[2]))
+        except (subprocess.SubprocessError, OSError):
+            out = ''  # reported below as no field found
+        found = {name: re.search(r'[\s*]%s;\s*/\*\s*(\d+)\s+(\d+)\s*\*/' % re.escape(name), out)
+                 for name in FIELDS}
+        fields = {name: (int(m[1]), int(m[2])) for name, m in found.items() if m}
         size = re.search(r'/\* size: (\d+),', out)
         if fields:
             return dict(source='pahole', size=int(size[1]) if size else None, fields=fields)
         why = 'pahole found no %s in struct task_struct' % '/'.join(FIELDS)
-    else:
-        why = 'no pahole (Debian package dwarves)'
     if shutil.which('gdb'):
         try:
             out = subprocess.run(['gdb', '-batch', '-nx', '-ex', 'ptype/o struct task_struct',
