@@ -118,22 +118,18 @@ def lanes_of(block):
              for t in block['tasks']}
     for e in block['events']:
         try:
-            lane = lanes.get(int(e['fields'].get('pid', -1)))
-        except ValueError:
-            continue
-        if lane is None:
+            lane = lanes[int(e['fields'].get('pid', -1))]
+        except (ValueError, KeyError):  # no pid, or not a task of the block
             continue
         ns, ev = e['ns'], e['event']
+        # The lane's time that the first such event in the freeze sets.
+        key = {'todo_add': 'queued', 'todo_run': 'ran', 'task_frozen': 'frozen'}.get(ev)
         # Trace times are in microseconds: allow one before the window.
-        in_freeze = start - 1000 <= ns < thaw
-        if ev == 'todo_add' and in_freeze and lane['queued'] is None:
-            lane['queued'] = ns
-        elif ev == 'todo_run' and in_freeze and lane['ran'] is None:
-            lane['ran'] = ns
-        elif ev == 'task_frozen' and in_freeze and lane['frozen'] is None:
-            lane['frozen'] = ns
-            lane['how'] = e['fields'].get('how', '-')
-            lane['by'] = e['fields'].get('freezer')
+        if key and start - 1000 <= ns < thaw and lane[key] is None:
+            lane[key] = ns
+            if key == 'frozen':
+                lane['how'] = e['fields'].get('how', '-')
+                lane['by'] = e['fields'].get('freezer')
         elif ev == 'sched_wakeup' and ns >= thaw - 1000 and lane['woken'] is None:
             lane['woken'] = max(ns, thaw)
     return [lanes[t['pid']] for t in block['tasks']]
