@@ -45,13 +45,17 @@ MAX_ADDED_BYTES = 16
 
 POINT_RE = re.compile(r'^BENCH kind=(\S+) n=(\d+) freezer=(\S+) rep=(\d+) '
                       r'freeze_ns=(\d+) thaw_ns=(\d+) frozen=(\d+) left=(\d+)\s*$')
+# POINT_RE's groups, also the columns of results.csv; all but kind and freezer are ints.
+POINT_KEYS = ('kind', 'n', 'freezer', 'rep', 'freeze_ns', 'thaw_ns', 'frozen', 'left')
 FLOOR_RE = re.compile(r'^BENCH floor n=(\d+) rep=(\d+) ns=(\d+)\s*$')
 KV_RE = re.compile(r'(\w+)=(\S+)')
+# "BENCH WORD k=v ..." lines kept as dicts: the list of parse_log() each goes to.
+KV_LISTS = {'how': 'how', 'alloc': 'alloc', 'alloc-site': 'sites', 'skip': 'skips'}
 
 
 def parse_log(path):
-    points, floor, alloc, sites, skips, errors, info, end = [], [], [], [], [], [], {}, None
-    how = []
+    data = dict(points=[], floor=[], alloc=[], how=[], sites=[], skips=[], errors=[], info={},
+                end=None)
     with open(path, errors='replace') as f:
         for line in f:
             line = line.rstrip('\r\n')
@@ -59,32 +63,26 @@ def parse_log(path):
                 continue
             m = POINT_RE.match(line)
             if m:
-                points.append(dict(kind=m[1], n=int(m[2]), freezer=m[3], rep=int(m[4]),
-                                   freeze_ns=int(m[5]), thaw_ns=int(m[6]),
-                                   frozen=int(m[7]), left=int(m[8])))
+                data['points'].append({k: v if k in ('kind', 'freezer') else int(v)
+                                       for k, v in zip(POINT_KEYS, m.groups())})
                 continue
             m = FLOOR_RE.match(line)
             if m:
-                floor.append(dict(n=int(m[1]), rep=int(m[2]), ns=int(m[3])))
+                data['floor'].append(dict(n=int(m[1]), rep=int(m[2]), ns=int(m[3])))
                 continue
-            word = line.split()[1] if len(line.split()) > 1 else ''
+            word = (line.split() + [''])[1]
             kv = dict(KV_RE.findall(line))
-            if word == 'how' and 'kind' in kv:
-                how.append(kv)
-            elif word == 'alloc' and 'kind' in kv:
-                alloc.append(kv)
-            elif word == 'alloc-site':
-                sites.append(kv)
-            elif word == 'skip':
-                skips.append(kv)
+            if word in ('how', 'alloc') and 'kind' not in kv:
+                continue
+            if word in KV_LISTS:
+                data[KV_LISTS[word]].append(kv)
             elif word == 'error':
-                errors.append(line[len('BENCH error '):])
+                data['errors'].append(line[len('BENCH error '):])
             elif word == 'info':
-                info.update(kv)
+                data['info'].update(kv)
             elif word == 'end':
-                end = kv
-    return dict(points=points, floor=floor, alloc=alloc, how=how, sites=sites, skips=skips,
-                errors=errors, info=info, end=end)
+                data['end'] = kv
+    return data
 
 
 def stats(values):
@@ -102,14 +100,12 @@ def summarise(data):
     groups = {}
     for p in data['points']:
         groups.setdefault((p['kind'], p['n'], p['freezer']), []).append(p)
-    summ = {}
-    for key, rows in groups.items():
-        summ[key] = dict(freeze=stats([r['freeze_ns'] for r in rows]),
-                         thaw=stats([r['thaw_ns'] for r in rows]),
-                         extra='%g' % statistics.median([r['frozen'] - key[1] for r in rows]))
-    floor = {}
-    for n in sorted({f['n'] for f in data['floor']}):
-        floor[n] = stats([f['ns'] for f in data['floor'] if f['n'] == n])
+    summ = {key: dict(freeze=stats([r['freeze_ns'] for r in rows]),
+                      thaw=stats([r['thaw_ns'] for r in rows]),
+                      extra='%g' % statistics.median([r['frozen'] - key[1] for r in rows]))
+            for key, rows in groups.items()}
+    floor = {n: stats([f['ns'] for f in data['floor'] if f['n'] == n])
+             for n in sorted({f['n'] for f in data['floor']})}
     return summ, floor
 
 
@@ -143,6 +139,10 @@ def sizes_of(summ, kind):
     return sorted({n for (k, n, _) in summ if k == kind})
 
 
+# The ratios on a todo row, in the order of summary.csv and table.txt.
+RATIOS = ('classic_freeze', 'classic_thaw', 'floor_freeze', 'floor_thaw')
+
+
 def ratios(summ, floor, kind, n):
     """todo/classic and todo/floor, freeze and thaw, or None."""
     t, c, fl = summ.get((kind, n, 'todo')), summ.get((kind, n, 'classic')), floor.get(n)
@@ -159,23 +159,20 @@ def task_struct_fields(vmlinux):
     {'error': why}."""
     if not vmlinux or not os.path.exists(vmlinux):
         return dict(error='no vmlinux at %s' % vmlinux)
+    why = 'no pahole (Debian package dwarves)'
     if shutil.which('pahole'):
         try:
             out = subprocess.run(['pahole', '-C', 'task_struct', vmlinux], check=True,
                                  capture_output=True, text=True, timeout=300).stdout
-        except (subprocess.SubprocessError, OSError) as e:
-            out, why = '', 'pahole failed: %s' % e
-        fields = {}
-        for name in FIELDS:
-            m = re.search(r'[\s*]%s;\s*/\*\s*(\d+)\s+(\d+)\s*\*/' % re.escape(name), out)
-            if m:
-                fields[name] = (int(m[1]), int(m[2]))
+        except (subprocess.SubprocessError, OSError):
+            out = ''  # reported below as no field found
+        found = {name: re.search(r'[\s*]%s;\s*/\*\s*(\d+)\s+(\d+)\s*\*/' % re.escape(name), out)
+                 for name in FIELDS}
+        fields = {name: (int(m[1]), int(m[2])) for name, m in found.items() if m}
         size = re.search(r'/\* size: (\d+),', out)
         if fields:
             return dict(source='pahole', size=int(size[1]) if size else None, fields=fields)
         why = 'pahole found no %s in struct task_struct' % '/'.join(FIELDS)
-    else:
-        why = 'no pahole (Debian package dwarves)'
     if shutil.which('gdb'):
         try:
             out = subprocess.run(['gdb', '-batch', '-nx', '-ex', 'ptype/o struct task_struct',
@@ -218,83 +215,79 @@ def fmt_ratio(r):
     return '%.2f' % r if r < 100 else '%.0f' % r
 
 
+def write_csv(out, name, header, rows):
+    with open(os.path.join(out, name), 'w', newline='') as f:
+        w = csv.writer(f, lineterminator='\n')
+        w.writerow(header)
+        w.writerows(rows)
+
+
 def write_csvs(out, data, summ, floor):
-    with open(os.path.join(out, 'results.csv'), 'w', newline='') as f:
-        w = csv.writer(f, lineterminator='\n')
-        w.writerow(['kind', 'n', 'freezer', 'rep', 'freeze_ns', 'thaw_ns', 'frozen', 'left'])
-        for p in data['points']:
-            w.writerow([p['kind'], p['n'], p['freezer'], p['rep'], p['freeze_ns'],
-                        p['thaw_ns'], p['frozen'], p['left']])
-        for fl in data['floor']:
-            w.writerow(['floor', fl['n'], 'floor', fl['rep'], fl['ns'], '', '', ''])
-    with open(os.path.join(out, 'summary.csv'), 'w', newline='') as f:
-        w = csv.writer(f, lineterminator='\n')
-        w.writerow(['kind', 'n', 'freezer', 'reps',
-                    'freeze_median_ns', 'freeze_min_ns', 'freeze_max_ns', 'freeze_us_per_task',
-                    'thaw_median_ns', 'thaw_min_ns', 'thaw_max_ns', 'thaw_us_per_task',
-                    'todo_classic_freeze', 'todo_classic_thaw',
-                    'todo_floor_freeze', 'todo_floor_thaw', 'extra_tasks'])
-        for kind in ['base'] + kinds_in(summ):
-            for n in sizes_of(summ, kind):
-                r = ratios(summ, floor, kind, n)
-                for fz in FREEZERS:
-                    s = summ.get((kind, n, fz))
-                    if not s:
-                        continue
-                    fr, th = s['freeze'], s['thaw']
-                    per = (lambda v: '%.3f' % (v / 1e3 / n)) if n else (lambda v: '')
-                    rr = [fmt_ratio(r[k]) if fz == 'todo' else '' for k in
-                          ('classic_freeze', 'classic_thaw', 'floor_freeze', 'floor_thaw')]
-                    w.writerow([kind, n, fz, fr['reps'], fr['median'], fr['min'], fr['max'],
-                                per(fr['median']), th['median'], th['min'], th['max'],
-                                per(th['median'])] + [x if x != '-' else '' for x in rr] +
-                               [s['extra']])
-        for n, s in floor.items():
-            w.writerow(['floor', n, 'floor', s['reps'], s['median'], s['min'], s['max'],
-                        '%.3f' % (s['median'] / 1e3 / n), '', '', '', '', '', '', '', '', ''])
-    with open(os.path.join(out, 'how.csv'), 'w', newline='') as f:
-        w = csv.writer(f, lineterminator='\n')
-        w.writerow(['kind', 'n', 'freezer', 'reps'] + list(HOW) + ['item_share'])
-        for (kind, n, fz), h in how_summary(data).items():
-            w.writerow([kind, n, fz, h['reps']] + [h[k] for k in HOW] + [h['item_share']])
-    with open(os.path.join(out, 'alloc.csv'), 'w', newline='') as f:
-        w = csv.writer(f, lineterminator='\n')
-        w.writerow(['kind', 'n', 'freezer', 'events', 'base_events', 'per_task', 'status'])
-        for a in data['alloc']:
-            w.writerow([a.get('kind'), a.get('n'), a.get('freezer'), a.get('events', ''),
-                        a.get('base', ''), a.get('per_task', ''), a.get('status', 'ok')])
+    write_csv(out, 'results.csv', POINT_KEYS,
+              [[p[k] for k in POINT_KEYS] for p in data['points']] +
+              [['floor', f['n'], 'floor', f['rep'], f['ns'], '', '', ''] for f in data['floor']])
+    rows = []
+    for kind in ['base'] + kinds_in(summ):
+        for n in sizes_of(summ, kind):
+            r = ratios(summ, floor, kind, n)
+            for fz in FREEZERS:
+                s = summ.get((kind, n, fz))
+                if not s:
+                    continue
+                row = [kind, n, fz, s['freeze']['reps']]
+                for st in (s['freeze'], s['thaw']):
+                    row += [st['median'], st['min'], st['max'],
+                            '%.3f' % (st['median'] / 1e3 / n) if n else '']
+                rows.append(row + ['' if fz != 'todo' or r[k] is None else fmt_ratio(r[k])
+                                   for k in RATIOS] + [s['extra']])
+    rows += [['floor', n, 'floor', s['reps'], s['median'], s['min'], s['max'],
+              '%.3f' % (s['median'] / 1e3 / n)] + [''] * 9 for n, s in floor.items()]
+    write_csv(out, 'summary.csv', ['kind', 'n', 'freezer', 'reps',
+                                   'freeze_median_ns', 'freeze_min_ns', 'freeze_max_ns',
+                                   'freeze_us_per_task', 'thaw_median_ns', 'thaw_min_ns',
+                                   'thaw_max_ns', 'thaw_us_per_task']
+              + ['todo_' + k for k in RATIOS] + ['extra_tasks'], rows)
+    write_csv(out, 'how.csv', ['kind', 'n', 'freezer', 'reps'] + list(HOW) + ['item_share'],
+              [[kind, n, fz, h['reps']] + [h[k] for k in HOW] + [h['item_share']]
+               for (kind, n, fz), h in how_summary(data).items()])
+    write_csv(out, 'alloc.csv',
+              ['kind', 'n', 'freezer', 'events', 'base_events', 'per_task', 'status'],
+              [[a.get('kind'), a.get('n'), a.get('freezer'), a.get('events', ''),
+                a.get('base', ''), a.get('per_task', ''), a.get('status', 'ok')]
+               for a in data['alloc']])
+
+
+def us_cols(st, n):
+    """The median, min, max (us) and us/task columns of a row of table.txt."""
+    return ' %10s %10s %10s %8.2f' % (fmt_us(st['median']), fmt_us(st['min']),
+                                      fmt_us(st['max']), st['median'] / 1e3 / n)
 
 
 def table(data, summ, floor, mem):
-    L = []
     info = data['info']
-    L.append('Freezer bench: kernel %s, %s repetitions per freezer and point, alternating '
-             'todo and classic in one boot' % (info.get('release', '?'), info.get('reps', '?')))
-    L.append('Latencies measured in the kernel (CONFIG_FREEZER_BENCH): freeze = '
-             'freeze_processes() start to last user task frozen;')
-    L.append('thaw = thaw_processes() start to last user task out of the frozen state. '
-             'Times in us; us/task = median / N.')
-    L.append('floor = waking N sleeping kernel threads one by one until each has run '
-             '(the least per-task work a freezer that runs code in every task can do).')
-    L.append('Ratios (on todo rows): todo median / classic median, todo median / floor median '
-             'at the same N, freeze and thaw.')
-    b = [(fz, summ.get(('base', 0, fz))) for fz in FREEZERS]
-    if all(s for _, s in b):
+    L = ['Freezer bench: kernel %s, %s repetitions per freezer and point, alternating '
+         'todo and classic in one boot' % (info.get('release', '?'), info.get('reps', '?')),
+         'Latencies measured in the kernel (CONFIG_FREEZER_BENCH): freeze = '
+         'freeze_processes() start to last user task frozen;',
+         'thaw = thaw_processes() start to last user task out of the frozen state. '
+         'Times in us; us/task = median / N.',
+         'floor = waking N sleeping kernel threads one by one until each has run '
+         '(the least per-task work a freezer that runs code in every task can do).',
+         'Ratios (on todo rows): todo median / classic median, todo median / floor median '
+         'at the same N, freeze and thaw.']
+    t, c = (summ.get(('base', 0, fz)) for fz in FREEZERS)
+    if t and c:
         L.append('No extra tasks (the guest\'s own %s): freeze todo %s us, classic %s us; '
                  'thaw todo %s us, classic %s us (medians).' % (
-                     b[0][1]['extra'], fmt_us(b[0][1]['freeze']['median']),
-                     fmt_us(b[1][1]['freeze']['median']), fmt_us(b[0][1]['thaw']['median']),
-                     fmt_us(b[1][1]['thaw']['median'])))
+                     t['extra'], fmt_us(t['freeze']['median']), fmt_us(c['freeze']['median']),
+                     fmt_us(t['thaw']['median']), fmt_us(c['thaw']['median'])))
     hdr = ('%6s %-8s %4s | %10s %10s %10s %8s | %10s %10s %10s %8s | %-15s | %-15s'
            % ('N', 'freezer', 'reps', 'freeze med', 'min', 'max', 'us/task',
               'thaw med', 'min', 'max', 'us/task', 'todo/classic', 'todo/floor'))
     sub = '%6s %-8s %4s | %10s %10s %10s %8s | %10s %10s %10s %8s | %7s %7s | %7s %7s' % (
         '', '', '', '', '', '', '', '', '', '', '', 'freeze', 'thaw', 'freeze', 'thaw')
     for kind in kinds_in(summ):
-        L.append('')
-        L.append('== %s: %s' % (kind, KINDS.get(kind, '')))
-        L.append(hdr)
-        L.append(sub)
+        L += ['', '== %s: %s' % (kind, KINDS.get(kind, '')), hdr, sub]
         for n in sizes_of(summ, kind):
             r = ratios(summ, floor, kind, n)
             for fz in FREEZERS:
@@ -302,25 +295,17 @@ def table(data, summ, floor, mem):
                 if not s:
                     L.append('%6d %-8s %4s | (no data)' % (n, fz, 0))
                     continue
-                fr, th = s['freeze'], s['thaw']
-                rr = (r['classic_freeze'], r['classic_thaw'], r['floor_freeze'],
-                      r['floor_thaw']) if fz == 'todo' else (None,) * 4
-                L.append('%6d %-8s %4d | %10s %10s %10s %8.2f | %10s %10s %10s %8.2f | '
-                         '%7s %7s | %7s %7s' % (
-                             n, fz, fr['reps'], fmt_us(fr['median']), fmt_us(fr['min']),
-                             fmt_us(fr['max']), fr['median'] / 1e3 / n, fmt_us(th['median']),
-                             fmt_us(th['min']), fmt_us(th['max']), th['median'] / 1e3 / n,
-                             *(fmt_ratio(x) if fz == 'todo' else '' for x in rr)))
-            fl = floor.get(n)
-            if fl:
-                L.append('%6d %-8s %4d | %10s %10s %10s %8.2f |' % (
-                    n, 'floor', fl['reps'], fmt_us(fl['median']), fmt_us(fl['min']),
-                    fmt_us(fl['max']), fl['median'] / 1e3 / n))
+                rr = [fmt_ratio(r[k]) if fz == 'todo' else '' for k in RATIOS]
+                L.append('%6d %-8s %4d |%s |%s | %7s %7s | %7s %7s' % (
+                    n, fz, s['freeze']['reps'], us_cols(s['freeze'], n), us_cols(s['thaw'], n),
+                    *rr))
+            if n in floor:
+                L.append('%6d %-8s %4d |%s |' % (n, 'floor', floor[n]['reps'],
+                                                 us_cols(floor[n], n)))
     for s in data['skips']:
         L.append('skipped: %s n=%s (%s)' % (s.get('kind'), s.get('n'), s.get('reason')))
 
-    L.append('')
-    L.append('== memory')
+    L += ['', '== memory']
     if 'error' in mem:
         L.append('struct task_struct: not read (%s)' % mem['error'])
         added = None
@@ -335,16 +320,10 @@ def table(data, summ, floor, mem):
         allocs.setdefault(a.get('kind'), {})[a.get('freezer')] = a
     for kind in [k for k in KIND_ORDER if k in allocs] + sorted(set(allocs) - set(KIND_ORDER)):
         a = allocs[kind]
-        parts = []
-        for fz in FREEZERS:
-            x = a.get(fz)
-            if not x:
-                continue
-            if x.get('status'):
-                parts.append('%s not counted (%s)' % (fz, x['status']))
-            else:
-                parts.append('%s %s (%s events, %s without the tasks)' % (
-                    fz, x.get('per_task'), x.get('events'), x.get('base')))
+        parts = ['%s not counted (%s)' % (fz, x['status']) if x.get('status') else
+                 '%s %s (%s events, %s without the tasks)' % (
+                     fz, x.get('per_task'), x.get('events'), x.get('base'))
+                 for fz, x in ((fz, a.get(fz)) for fz in FREEZERS) if x]
         n = next(iter(a.values())).get('n')
         L.append('allocations per task per freeze+thaw, %s n=%s: %s' % (kind, n, '; '.join(parts)))
     for s in data['sites']:
@@ -353,40 +332,36 @@ def table(data, summ, floor, mem):
 
     hows = how_summary(data)
     if hows:
-        L.append('')
-        L.append('== how the user tasks were frozen (median per freeze; how.csv)')
+        L += ['', '== how the user tasks were frozen (median per freeze; how.csv)']
         L.append('%-10s %6s %-8s %6s %10s %8s %12s %10s' % (
             ('kind', 'N', 'freezer') + HOW + ('item share',)))
         for (kind, n, fz), h in hows.items():
             L.append('%-10s %6d %-8s %6s %10s %8s %12s %10s' % (
                 (kind, n, fz) + tuple(h[k] for k in HOW) + (h['item_share'] or '-',)))
-    L.append('')
-    L.append('== targets (reported, not asserted)')
-    L.extend(targets(summ, floor, data, added))
+    L += ['', '== targets (reported, not asserted)'] + targets(summ, floor, data, added)
     if data['errors']:
-        L.append('')
-        L.append('== errors in the guest')
-        L.extend('  ' + e for e in data['errors'])
+        L += ['', '== errors in the guest'] + ['  ' + e for e in data['errors']]
     if data['end'] is None:
-        L.append('')
-        L.append('warning: the log has no "BENCH end" line: the bench did not finish')
+        L += ['', 'warning: the log has no "BENCH end" line: the bench did not finish']
     return '\n'.join(line.rstrip() for line in L) + '\n'
+
+
+def measured(summ, floor, kinds, key, chosen=lambda kind, n: True):
+    """[(ratio @key, kind, n)] at every point of @kinds that chosen() takes and
+    where the ratio is known."""
+    pts = [(ratios(summ, floor, k, n)[key], k, n)
+           for k in kinds for n in sizes_of(summ, k) if chosen(k, n)]
+    return [p for p in pts if p[0] is not None]
 
 
 def targets(summ, floor, data, added):
     L = []
 
     def check(ok, text):
-        L.append('%-7s %s' % ('met' if ok else 'MISSED', text) if ok is not None
-                 else '%-7s %s' % ('n/a', text))
+        L.append('%-7s %s' % ('n/a' if ok is None else 'met' if ok else 'MISSED', text))
 
     kinds = kinds_in(summ)
-    worst = []
-    for kind in kinds:
-        for n in sizes_of(summ, kind):
-            r = ratios(summ, floor, kind, n)['classic_freeze']
-            if kind in INTERRUPTIBLE and r is not None:
-                worst.append((r, kind, n))
+    worst = measured(summ, floor, kinds, 'classic_freeze', lambda k, n: k in INTERRUPTIBLE)
     if worst:
         r, k, n = max(worst)
         check(r <= 1.0, 'todo/classic freeze <= 1.0, spinners and interruptible sleepers, '
@@ -400,12 +375,7 @@ def targets(summ, floor, data, added):
     else:
         check(None, 'todo/classic freeze <= 1.0: no spinner or interruptible sleeper measured')
     every_kind_targets(summ, floor, kinds, check, data)
-    fl = []
-    for kind in kinds:
-        for n in sizes_of(summ, kind):
-            r = ratios(summ, floor, kind, n)['floor_freeze']
-            if r is not None:
-                fl.append((r, kind, n))
+    fl = measured(summ, floor, kinds, 'floor_freeze')
     if fl:
         r, k, n = max(fl)
         check(r <= 2.0, 'todo freeze within 2x the floor, every kind and N: worst %.2f '
@@ -426,12 +396,9 @@ def targets(summ, floor, data, added):
     else:
         why = todo_alloc[0].get('status', 'not run') if todo_alloc else 'not run'
         check(None, '0 allocations per task per freeze (todo): not counted (%s)' % why)
-    if added is not None:
-        check(added <= MAX_ADDED_BYTES, 'at most %d bytes added to struct task_struct: %d'
-              % (MAX_ADDED_BYTES, added))
-    else:
-        check(None, 'at most %d bytes added to struct task_struct: not read'
-              % MAX_ADDED_BYTES)
+    check(None if added is None else added <= MAX_ADDED_BYTES,
+          'at most %d bytes added to struct task_struct: %s'
+          % (MAX_ADDED_BYTES, 'not read' if added is None else added))
     return L
 
 
@@ -460,9 +427,7 @@ def every_kind_targets(summ, floor, kinds, check, data):
     against itself at that point (classic_against_itself())."""
     for what in ('freeze', 'thaw'):
         for label, chosen, limit in EVERY_KIND_LIMITS:
-            pts = [(ratios(summ, floor, k, n)['classic_' + what], k, n)
-                   for k in kinds for n in sizes_of(summ, k) if chosen(n)]
-            pts = [p for p in pts if p[0] is not None]
+            pts = measured(summ, floor, kinds, 'classic_' + what, lambda k, n: chosen(n))
             text = 'todo/classic %s <= %.1f, every kind, %s' % (what, limit, label)
             if not pts:
                 check(None, text + ': not measured')
@@ -480,6 +445,14 @@ def spread(data, kind, n, what):
     return ' (classic/classic %.2f)' % s if s is not None else ''
 
 
+# The series of a panel of latency.png: columns of plot-KIND.dat, style, colour, title.
+SERIES = (('1:2:3:4', 'yerrorlines lw 2', '#d62728', 'todo freeze'),
+          ('1:5:6:7', 'yerrorlines lw 2', '#1f77b4', 'classic freeze'),
+          ('1:8', 'linespoints lw 2 dt 2', 'black', 'floor'),
+          ('1:9', 'linespoints lw 1.5 dt 3', '#d62728', 'todo thaw'),
+          ('1:10', 'linespoints lw 1.5 dt 3', '#1f77b4', 'classic thaw'))
+
+
 def plot(out, summ, floor):
     """plot-KIND.dat files and latency.gp; returns the script path."""
     kinds = kinds_in(summ)
@@ -489,15 +462,13 @@ def plot(out, summ, floor):
             f.write('# N todo_med todo_min todo_max classic_med classic_min classic_max '
                     'floor_med todo_thaw_med classic_thaw_med (us)\n')
             for n in sizes_of(summ, kind):
+                ss = [summ.get((kind, n, fz)) for fz in FREEZERS]
                 row = [n]
-                for fz in FREEZERS:
-                    s = summ.get((kind, n, fz))
+                for s in ss:
                     row += ([s['freeze'][k] / 1e3 for k in ('median', 'min', 'max')]
                             if s else ['NaN'] * 3)
                 row.append(floor[n]['median'] / 1e3 if n in floor else 'NaN')
-                for fz in FREEZERS:
-                    s = summ.get((kind, n, fz))
-                    row.append(s['thaw']['median'] / 1e3 if s else 'NaN')
+                row += [s['thaw']['median'] / 1e3 if s else 'NaN' for s in ss]
                 f.write(' '.join(str(x) for x in row) + '\n')
     cols = 3 if len(kinds) > 4 else 2 if len(kinds) > 1 else 1
     rows = (len(kinds) + cols - 1) // cols
@@ -515,16 +486,9 @@ def plot(out, summ, floor):
         for kind in kinds:
             d = os.path.join(out, 'plot-%s.dat' % kind)
             f.write('set title "%s: %s"\n' % (kind, KINDS.get(kind, kind).replace('"', "'")))
-            f.write('plot "%s" using 1:2:3:4 with yerrorlines lw 2 lc rgb "#d62728" '
-                    'title "todo freeze", \\\n' % d)
-            f.write('  "" using 1:5:6:7 with yerrorlines lw 2 lc rgb "#1f77b4" '
-                    'title "classic freeze", \\\n')
-            f.write('  "" using 1:8 with linespoints lw 2 dt 2 lc rgb "black" '
-                    'title "floor", \\\n')
-            f.write('  "" using 1:9 with linespoints lw 1.5 dt 3 lc rgb "#d62728" '
-                    'title "todo thaw", \\\n')
-            f.write('  "" using 1:10 with linespoints lw 1.5 dt 3 lc rgb "#1f77b4" '
-                    'title "classic thaw"\n')
+            f.write('plot ' + ', \\\n  '.join(
+                '%s using %s with %s lc rgb "%s" title "%s"' % ('"%s"' % d if i == 0 else '""', *c)
+                for i, c in enumerate(SERIES)) + '\n')
         f.write('unset multiplot\n')
     return gp
 

@@ -30,6 +30,7 @@ timeline.dat columns (times in microseconds):
   color  the lane's colour for how it was frozen, as an integer 0xRRGGBB
 """
 import argparse
+import collections
 import math
 import os
 import re
@@ -49,6 +50,24 @@ HOW_TEXT = {
     'in_place': 'frozen in place',
     'refrigerator': 'frozen in the refrigerator',
 }
+# The marks on a lane, drawn over its frozen bar: what (timeline.dat column 5):
+# the columns after x:y, the style (point sizes scaled by K) and the key's text.
+MARKS = {
+    'pending': (':($8-$7):(0)', 'vectors nohead lw 1.5 dt 2 lc rgb "#555555"',
+                'queued, not yet frozen'),
+    'queued': ('', 'points pt 11 ps 1.3*K lc rgb "#ff7f0e"', 'freeze item queued (todo:todo_add)'),
+    'ran': ('', 'points pt 6 ps 1.6*K lw 1.5 lc rgb "black"', 'ran its item (todo:todo_run)'),
+    'frozen': (':10', 'points pt 5 ps 1.1*K lc rgb variable', None),
+    'resuming': (':($8-$7):(0)', 'vectors nohead lw 1.5 dt 3 lc rgb "#2ca02c"',
+                 'woken, not yet back in user space'),
+    'woken': ('', 'points pt 9 ps 1.3*K lc rgb "black"',
+              'woken by the thaw (sched:sched_wakeup)'),
+    'user': ('', 'points pt 7 ps 1.2*K lc rgb "#006400"',
+             "back in user space (the task's own clock)"),
+}
+# The marks of each panel, in drawing order.
+PHASE_MARKS = {'freeze': ('pending', 'queued', 'ran', 'frozen'),
+               'thaw': ('resuming', 'woken', 'user')}
 KV_RE = re.compile(r'(\w+)=(\S*)')
 # "comm-pid [cpu] flags  sec.usec: event: fields" (the flags may be absent).
 TRACE_RE = re.compile(r'^\s*(?P<comm>.*?)-(?P<cpid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[\d+\]\s+'
@@ -99,22 +118,18 @@ def lanes_of(block):
              for t in block['tasks']}
     for e in block['events']:
         try:
-            lane = lanes.get(int(e['fields'].get('pid', -1)))
-        except ValueError:
-            continue
-        if lane is None:
+            lane = lanes[int(e['fields'].get('pid', -1))]
+        except (ValueError, KeyError):  # no pid, or not a task of the block
             continue
         ns, ev = e['ns'], e['event']
+        # The lane's time that the first such event in the freeze sets.
+        key = {'todo_add': 'queued', 'todo_run': 'ran', 'task_frozen': 'frozen'}.get(ev)
         # Trace times are in microseconds: allow one before the window.
-        in_freeze = start - 1000 <= ns < thaw
-        if ev == 'todo_add' and in_freeze and lane['queued'] is None:
-            lane['queued'] = ns
-        elif ev == 'todo_run' and in_freeze and lane['ran'] is None:
-            lane['ran'] = ns
-        elif ev == 'task_frozen' and in_freeze and lane['frozen'] is None:
-            lane['frozen'] = ns
-            lane['how'] = e['fields'].get('how', '-')
-            lane['by'] = e['fields'].get('freezer')
+        if key and start - 1000 <= ns < thaw and lane[key] is None:
+            lane[key] = ns
+            if key == 'frozen':
+                lane['how'] = e['fields'].get('how', '-')
+                lane['by'] = e['fields'].get('freezer')
         elif ev == 'sched_wakeup' and ns >= thaw - 1000 and lane['woken'] is None:
             lane['woken'] = max(ns, thaw)
     return [lanes[t['pid']] for t in block['tasks']]
@@ -155,23 +170,17 @@ def decade_range(values, lo_floor=1.0):
     return lo, max(hi, lo * 100)
 
 
+# The times of a lane on each x axis: since the freeze began, since the thaw began.
+PHASE_TIMES = (('freeze', 'freeze_start_ns', ('queued', 'ran', 'frozen')),
+               ('thaw', 'thaw_at_ns', ('woken', 'user')))
+
+
 def write_data(out, blocks):
     """timeline.dat; returns the per-freezer lanes and the two x ranges (us)."""
-    drawn = []
-    fvals, tvals = [], []
-    for b in blocks:
-        w = b['window']
-        lanes = lanes_of(b)
-        drawn.append((b, lanes))
-        for ln in lanes:
-            fvals += [us(ln[k] - w['freeze_start_ns']) for k in ('queued', 'ran', 'frozen')
-                      if ln[k] is not None]
-            tvals += [us(ln[k] - w['thaw_at_ns']) for k in ('woken', 'user') if ln[k] is not None]
-    frange, trange = decade_range(fvals), decade_range(tvals)
-
-    def clamp(v, rng):
-        return min(max(v, rng[0]), rng[1])
-
+    drawn = [(b, lanes_of(b)) for b in blocks]
+    frange, trange = (decade_range([us(ln[k] - b['window'][since]) for b, lanes in drawn
+                                    for ln in lanes for k in keys if ln[k] is not None])
+                      for _, since, keys in PHASE_TIMES)
     path = os.path.join(out, 'timeline.dat')
     with open(path, 'w') as f:
         f.write('# written by scripts/timeline.py; columns: freezer lane pid name what phase '
@@ -190,33 +199,30 @@ def write_data(out, blocks):
                         fz, i, ln['pid'], name, what, phase, t0,
                         t0 if t1 is None else t1, how, color))
 
-                def ft(ns):
-                    return clamp(us(ns - w['freeze_start_ns']), frange)
-
-                def tt(ns):
-                    return clamp(us(ns - w['thaw_at_ns']), trange)
-
+                # Each time the lane has, in us on its axis and clamped to its range.
+                t = {k: min(max(us(ln[k] - w[since]), rng[0]), rng[1])
+                     for (_, since, keys), rng in zip(PHASE_TIMES, (frange, trange))
+                     for k in keys if ln[k] is not None}
                 frozen_for = -1
-                if ln['frozen'] is not None:
+                if 'frozen' in t:
                     frozen_for = us((ln['woken'] or w['thaw_at_ns']) - ln['frozen'])
                 row('lane', '-', frozen_for, 0, ln['how'])
-                if ln['queued'] is not None:
-                    row('queued', 'freeze', ft(ln['queued']))
-                    if ln['frozen'] is not None:
-                        row('pending', 'freeze', ft(ln['queued']), ft(ln['frozen']))
-                if ln['ran'] is not None:
-                    row('ran', 'freeze', ft(ln['ran']))
-                if ln['frozen'] is not None:
-                    row('frozen', 'freeze', ft(ln['frozen']), None, ln['how'])
-                    row('frozen_bar', 'freeze', ft(ln['frozen']), frange[1], ln['how'])
-                    row('frozen_bar', 'thaw', trange[0],
-                        tt(ln['woken']) if ln['woken'] is not None else trange[1], ln['how'])
-                if ln['woken'] is not None:
-                    row('woken', 'thaw', tt(ln['woken']))
-                    if ln['user'] is not None:
-                        row('resuming', 'thaw', tt(ln['woken']), tt(ln['user']))
-                if ln['user'] is not None:
-                    row('user', 'thaw', tt(ln['user']))
+                if 'queued' in t:
+                    row('queued', 'freeze', t['queued'])
+                    if 'frozen' in t:
+                        row('pending', 'freeze', t['queued'], t['frozen'])
+                if 'ran' in t:
+                    row('ran', 'freeze', t['ran'])
+                if 'frozen' in t:
+                    row('frozen', 'freeze', t['frozen'], None, ln['how'])
+                    row('frozen_bar', 'freeze', t['frozen'], frange[1], ln['how'])
+                    row('frozen_bar', 'thaw', trange[0], t.get('woken', trange[1]), ln['how'])
+                if 'woken' in t:
+                    row('woken', 'thaw', t['woken'])
+                    if 'user' in t:
+                        row('resuming', 'thaw', t['woken'], t['user'])
+                if 'user' in t:
+                    row('user', 'thaw', t['user'])
     return path, drawn, frange, trange
 
 
@@ -236,9 +242,7 @@ def gp_str(s):
 
 def summary(b, lanes):
     w = b['window']
-    hows = {}
-    for ln in lanes:
-        hows[ln['how']] = hows.get(ln['how'], 0) + 1
+    hows = collections.Counter(ln['how'] for ln in lanes)
     how = ', '.join('%s %d' % (h if h != '-' else 'not frozen', n) for h, n in sorted(hows.items()))
     woken = [ln['woken'] - w['thaw_at_ns'] for ln in lanes if ln['woken'] is not None]
     user = [ln['user'] - w['thaw_at_ns'] for ln in lanes if ln['user'] is not None]
@@ -264,29 +268,29 @@ def write_gnuplot(out, dat, drawn, frange, trange, title, png):
     cols = ((0.13, 0.53, 'freeze', frange, 'since the freeze began (freeze_processes())'),
             (0.56, 0.90, 'thaw', trange, 'since the thaw began (thaw_processes())'))
     gp = os.path.join(out, 'timeline.gp')
-    L = []
+    L = ['# gnuplot %s  (written by scripts/timeline.py)' % gp,
+         'set terminal pngcairo noenhanced size %d,%d font "Sans,9"' % (width, height),
+         'set output %s' % gp_str(png),
+         'D = %s' % gp_str(dat),
+         'K = %g  # point size factor for the lane height' % k,
+         'sel(f, w, p) = strcol(1) eq f && strcol(5) eq w && strcol(6) eq p',
+         'set datafile missing "NaN"',
+         'set logscale x',
+         'set grid xtics lc rgb "#dddddd"',
+         'set multiplot title %s font ",12"' % gp_str(title)]
     a = L.append
-    a('# gnuplot %s  (written by scripts/timeline.py)' % gp)
-    a('set terminal pngcairo noenhanced size %d,%d font "Sans,9"' % (width, height))
-    a('set output %s' % gp_str(png))
-    a('D = %s' % gp_str(dat))
-    a('K = %g  # point size factor for the lane height' % k)
-    a('sel(f, w, p) = strcol(1) eq f && strcol(5) eq w && strcol(6) eq p')
-    a('set datafile missing "NaN"')
-    a('set logscale x')
-    a('set grid xtics lc rgb "#dddddd"')
-    a('set multiplot title %s font ",12"' % gp_str(title))
     for r, (b, lanes) in enumerate(drawn):
         fz = b['freezer']
         y0 = top + r * (panel + row_gap)
         n = len(lanes)
         step = 1 if n <= 40 else int(math.ceil(n / 40))
+        # Tics for every step-th lane (a lane always exists): the task on the
+        # left, how long it was frozen on the right.
+        shown = [(i, ln) for i, ln in enumerate(lanes) if i % step == 0]
         ytics = ', '.join('%s %d' % (gp_str('%s %d' % (ln['name'], ln['pid'])), i)
-                          for i, ln in enumerate(lanes) if i % step == 0)
-        y2tics = ', '.join('%s %d' % (gp_str(fmt_dur(
-            ((ln['woken'] or b['window']['thaw_at_ns']) - ln['frozen']))
-            if ln['frozen'] is not None else 'not frozen'), i)
-            for i, ln in enumerate(lanes) if i % step == 0)
+                          for i, ln in shown)
+        y2tics = ', '.join('%s %d' % (gp_str('not frozen' if ln['frozen'] is None else fmt_dur(
+            (ln['woken'] or b['window']['thaw_at_ns']) - ln['frozen'])), i) for i, ln in shown)
         a('set label 1 %s at screen 0.01,%f left font ",10"' % (
             gp_str(summary(b, lanes)), sy(y0 - 14)))
         for c, (x0, x1, phase, rng, xlabel) in enumerate(cols):
@@ -296,36 +300,21 @@ def write_gnuplot(out, dat, drawn, frange, trange, title, png):
             a('set xlabel %s offset 0,0.3' % gp_str(xlabel))
             a('set yrange [%f:%f]' % (n - 0.5, -0.5))
             if c == 0:
-                a('set ytics %s font ",8"' % (('(%s)' % ytics) if ytics else ''))
+                a('set ytics (%s) font ",8"' % ytics)
                 a('unset y2tics; unset y2label')
                 a('set ylabel %s' % gp_str(fz + ' freezer'))
             else:
                 a('unset ytics; unset ylabel')
                 a('set y2range [%f:%f]' % (n - 0.5, -0.5))
-                a('set y2tics %s font ",8"' % (('(%s)' % y2tics) if y2tics else ''))
+                a('set y2tics (%s) font ",8"' % y2tics)
                 a('set y2label "frozen for"')
             a('unset key')
-            p = []
-            sel = 'sel("%s","%%s","%s")' % (fz, phase)
-            p.append('D using (%s ? $7 : NaN):2:($8-$7):(0):10 with vectors nohead lw %g '
-                     'lc rgb variable notitle' % (sel % 'frozen_bar', lw))
-            if phase == 'freeze':
-                p.append('D using (%s ? $7 : NaN):2:($8-$7):(0) with vectors nohead lw 1.5 dt 2 '
-                         'lc rgb "#555555" notitle' % (sel % 'pending'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 11 ps 1.3*K '
-                         'lc rgb "#ff7f0e" notitle' % (sel % 'queued'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 6 ps 1.6*K lw 1.5 '
-                         'lc rgb "black" notitle' % (sel % 'ran'))
-                p.append('D using (%s ? $7 : NaN):2:10 with points pt 5 ps 1.1*K lc rgb variable '
-                         'notitle' % (sel % 'frozen'))
-            else:
-                p.append('D using (%s ? $7 : NaN):2:($8-$7):(0) with vectors nohead lw 1.5 dt 3 '
-                         'lc rgb "#2ca02c" notitle' % (sel % 'resuming'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 9 ps 1.3*K lc rgb "black" '
-                         'notitle' % (sel % 'woken'))
-                p.append('D using (%s ? $7 : NaN):2 with points pt 7 ps 1.2*K lc rgb "#006400" '
-                         'notitle' % (sel % 'user'))
-            a('plot ' + ', \\\n  '.join(p))
+            marks = [('frozen_bar', ':($8-$7):(0):10',
+                      'vectors nohead lw %g lc rgb variable' % lw, None)] + [
+                         (what,) + MARKS[what] for what in PHASE_MARKS[phase]]
+            a('plot ' + ', \\\n  '.join(
+                'D using (sel("%s","%s","%s") ? $7 : NaN):2%s with %s notitle' % (
+                    fz, what, phase, using, style) for what, using, style, _ in marks))
         a('unset label 1')
     # The key, in a plot of its own across the whole width below the panels.
     a('set lmargin at screen 0.03; set rmargin at screen 0.97')
@@ -333,20 +322,14 @@ def write_gnuplot(out, dat, drawn, frange, trange, title, png):
     a('unset border; unset tics; unset xlabel; unset ylabel; unset y2label; unset logscale x')
     a('unset grid; set xrange [0:1]; set yrange [0:1]')
     a('set key inside center center horizontal maxrows 3 width 1 samplen 2.5 font ",9"')
-    k = ['NaN with vectors nohead lw 1.5 dt 2 lc rgb "#555555" title "queued, not yet frozen"',
-         'NaN with points pt 11 ps 1.3 lc rgb "#ff7f0e" title "freeze item queued (todo:todo_add)"',
-         'NaN with points pt 6 ps 1.6 lw 1.5 lc rgb "black" title "ran its item (todo:todo_run)"']
-    k += ['NaN with points pt 5 ps 1.3 lc rgb "#%06x" title %s' % (
-        HOW_COLORS[how], gp_str(text + (' (freezer:task_frozen); bar: frozen'
-                                        if how == 'item' else '')))
-        for how, text in HOW_TEXT.items()]
-    k += ['NaN with points pt 9 ps 1.3 lc rgb "black" '
-          'title "woken by the thaw (sched:sched_wakeup)"',
-          'NaN with vectors nohead lw 1.5 dt 3 lc rgb "#2ca02c" '
-          'title "woken, not yet back in user space"',
-          'NaN with points pt 7 ps 1.2 lc rgb "#006400" '
-          'title "back in user space (the task\'s own clock)"']
-    a('plot ' + ', \\\n  '.join(k))
+    # The marks at their full size, and a point per colour of how a task was frozen.
+    key = [(MARKS[w][1].replace('*K', ''), MARKS[w][2]) for w in ('pending', 'queued', 'ran')]
+    key += [('points pt 5 ps 1.3 lc rgb "#%06x"' % HOW_COLORS[how],
+             text + (' (freezer:task_frozen); bar: frozen' if how == 'item' else ''))
+            for how, text in HOW_TEXT.items()]
+    key += [(MARKS[w][1].replace('*K', ''), MARKS[w][2]) for w in ('woken', 'resuming', 'user')]
+    a('plot ' + ', \\\n  '.join('NaN with %s title %s' % (style, gp_str(title))
+                                  for style, title in key))
     a('unset multiplot')
     with open(gp, 'w') as f:
         f.write('\n'.join(L) + '\n')
