@@ -53,36 +53,23 @@ SIGNAL_RE = re.compile(r'^--- (SIG[A-Z0-9+]+|\S+) ')
 WRITE_RE = re.compile(r'^write\((\d+), "((?:[^"\\]|\\.)*)"(\.\.\.)?, \d+\)\s+= (-?\d+)')
 HOLD_RE = re.compile(r'suspend debug: Waiting for')
 MARKER_RE = re.compile(r'^TODO-(FREEZE|IDLE)-(BEGIN|END)(?: (\S+))?(?: (-?\d+))?\s*$')
+# A backslash and what it quotes: \x and up to two characters, up to three
+# octal digits, or any one character (a lone backslash at the end stays).
+ESCAPE_RE = re.compile(r'\\(x.{0,2}|[0-7]{1,3}|.)')
 ESCAPES = {'n': '\n', 'r': '\r', 't': '\t', 'v': '\v', 'f': '\f', 'a': '\a',
            'b': '\b', '"': '"', '\\': '\\'}
 
 
 def unescape(s):
     """Undo strace's C-style quoting of a buffer (octal and \\x escapes)."""
-    out, i = [], 0
-    while i < len(s):
-        c = s[i]
-        if c != '\\' or i + 1 == len(s):
-            out.append(c)
-            i += 1
-            continue
-        n = s[i + 1]
-        if n in ESCAPES:
-            out.append(ESCAPES[n])
-            i += 2
-        elif n == 'x':
-            out.append(chr(int(s[i + 2:i + 4], 16)))
-            i += 4
-        elif n in '01234567':
-            j = i + 1
-            while j < len(s) and j < i + 4 and s[j] in '01234567':
-                j += 1
-            out.append(chr(int(s[i + 1:j], 8)))
-            i = j
-        else:
-            out.append(n)
-            i += 2
-    return ''.join(out)
+    def one(m):
+        e = m[1]
+        if e[0] == 'x':
+            return chr(int(e[1:], 16))
+        if e[0] in '01234567':
+            return chr(int(e, 8))
+        return ESCAPES.get(e, e)
+    return ESCAPE_RE.sub(one, s)
 
 
 class Console:
