@@ -48,7 +48,6 @@ COLUMNS = WINDOWS + ('outside',)
 
 TS_RE = re.compile(r'^(\d+\.\d+) (.*)$')
 SYSCALL_RE = re.compile(r'^([a-z_][a-z0-9_]*)\(')
-RESUMED_RE = re.compile(r'^<\.\.\. ([a-z_][a-z0-9_]*) resumed>')
 SIGNAL_RE = re.compile(r'^--- (SIG[A-Z0-9+]+|\S+) ')
 WRITE_RE = re.compile(r'^write\((\d+), "((?:[^"\\]|\\.)*)"(\.\.\.)?, \d+\)\s+= (-?\d+)')
 HOLD_RE = re.compile(r'suspend debug: Waiting for')
@@ -102,21 +101,15 @@ def parse(path):
             if not m:
                 continue
             t, rest = float(m[1]), m[2]
-            if rest.startswith('+++'):
-                continue
-            s = SIGNAL_RE.match(rest)
-            if s:
+            # "<... NAME resumed>" and "+++ exited +++" match neither: a
+            # syscall is counted where it started.
+            if s := SIGNAL_RE.match(rest):
                 events.append((t, s[1], 'signal'))
-                continue
-            if RESUMED_RE.match(rest):
-                continue    # counted where it started
-            c = SYSCALL_RE.match(rest)
-            if not c:
-                continue
-            events.append((t, c[1], 'syscall'))
-            w = WRITE_RE.match(rest)
-            if w and int(w[4]) > 0:
-                console.write(t, int(w[1]), unescape(w[2])[:int(w[4])])
+            elif c := SYSCALL_RE.match(rest):
+                events.append((t, c[1], 'syscall'))
+                w = WRITE_RE.match(rest)
+                if w and int(w[4]) > 0:
+                    console.write(t, int(w[1]), unescape(w[2])[:int(w[4])])
     return events, console.lines
 
 
