@@ -133,14 +133,17 @@ def find_windows(lines):
     return windows, errors
 
 
+def console_in(lines, a, b):
+    """[(time, text)] of the non-blank console lines begun inside (a, b)."""
+    return [(t1, text) for t1, _t2, _fd, text in lines if a < t1 < b and text.strip()]
+
+
 def phases(window, lines):
     """[(phase, start, end)] of a freeze window, from its console lines."""
     a, b = window
-    inside = [t1 for t1, _t2, _fd, text in lines if a < t1 < b and text.strip()]
-    hold = [t1 for t1, _t2, _fd, text in lines if a < t1 < b and HOLD_RE.search(text)]
-    if not hold:
-        return []
-    after = [t for t in inside if t > hold[0]]
+    inside = console_in(lines, a, b)
+    hold = [t for t, text in inside if HOLD_RE.search(text)]
+    after = [t for t, _text in inside if hold and t > hold[0]]
     if not after:
         return []
     return [('freeze', a, hold[0]), ('hold', hold[0], after[0]), ('thaw', after[0], b)]
@@ -254,7 +257,7 @@ def report(args):
         a, b = spans[w]
         out.append('')
         out.append(f'console inside the {w} window ({b - a:.3f} s), offsets from its start:')
-        inside = [(t1, text) for t1, _t2, _fd, text in lines if a < t1 < b and text.strip()]
+        inside = console_in(lines, a, b)
         for t1, text in inside:
             out.append(f'  +{(t1 - a) * 1000:9.1f} ms  {text}')
         if not inside:
