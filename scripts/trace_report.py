@@ -41,6 +41,7 @@ import os
 import re
 import sys
 import textwrap
+from collections import Counter
 
 FREEZERS = ('todo', 'classic')
 WINDOWS = FREEZERS + ('idle',)
@@ -169,12 +170,12 @@ def report(args):
                           f'markers are not among the console writes in {args.strace}')
     first, last = events[0][0], events[-1][0]
     spans = {w: (windows[w]['start'], windows[w]['end']) for w in WINDOWS if w in windows}
-    counts = {c: {} for c in COLUMNS}
+    counts = {c: Counter() for c in COLUMNS}
     kinds = {}
     for t, name, kind in events:
         kinds[name] = kind
         col = next((w for w, (a, b) in spans.items() if a < t < b), 'outside')
-        counts[col][name] = counts[col].get(name, 0) + 1
+        counts[col][name] += 1
     secs = {w: b - a for w, (a, b) in spans.items()}
     secs['outside'] = (last - first) - sum(secs.values())
     cols = [c for c in COLUMNS if c in secs]
@@ -185,9 +186,8 @@ def report(args):
             errors.append(f'the freeze with the {w} freezer failed in the guest '
                           f'(status {windows[w]["status"]})')
 
-    names = sorted(kinds, key=lambda n: (kinds[n] != 'syscall',
-                                         -sum(counts[w].get(n, 0) for w in FREEZERS),
-                                         -counts['outside'].get(n, 0), n))
+    names = sorted(kinds, key=lambda n: (kinds[n] != 'syscall', -sum(counts[w][n] for w in FREEZERS),
+                                         -counts['outside'][n], n))
     label = {n: (n if kinds[n] == 'syscall' else f'signal {n}') for n in names}
     width = max([len(v) for v in label.values()] + [16])
     out = []
@@ -213,13 +213,12 @@ def report(args):
         cells = ''.join(f' | {get(c):7d} {rate(get(c), secs[c]):8.1f}' for c in cols)
         return f'{lbl:<{width}}{cells}'
 
-    only_out = [n for n in names if all(not counts[c].get(n) for c in cols if c != 'outside')]
+    only_out = [n for n in names if all(not counts[c][n] for c in cols if c != 'outside')]
     for n in names:
         if n not in only_out:
-            out.append(row(label[n], lambda c, n=n: counts[c].get(n, 0)))
+            out.append(row(label[n], lambda c, n=n: counts[c][n]))
     if only_out:
-        out.append(row(f'{len(only_out)} others', lambda c: sum(counts[c].get(n, 0)
-                                                               for n in only_out)))
+        out.append(row(f'{len(only_out)} others', lambda c: sum(counts[c][n] for n in only_out)))
     out.append('-' * len(head2))
     for kind, lbl in (('syscall', 'all syscalls'), ('signal', 'all signals')):
         out.append(row(lbl, lambda c, k=kind: sum(v for n, v in counts[c].items()
@@ -243,11 +242,8 @@ def report(args):
             out.append(f'{"window":<10} {"phase":<7} {"seconds":>8} {"events":>7} '
                        f'{"events/s":>9}  most frequent')
         for phase, a, b in split:
-            c = {}
-            for t, name, kind in events:
-                if a <= t < b:
-                    key = name if kind == 'syscall' else f'signal {name}'
-                    c[key] = c.get(key, 0) + 1
+            c = Counter(name if kind == 'syscall' else f'signal {name}'
+                        for t, name, kind in events if a <= t < b)
             n = sum(c.values())
             out.append(f'{w:<10} {phase:<7} {b - a:8.3f} {n:7d} {rate(n, b - a):9.1f}  {top(c)}')
             phase_rows.append((f'{w}/{phase}', a - first, b - a, n))
@@ -276,8 +272,7 @@ def report(args):
         w.writerow(['name', 'kind'] + [f'{c}_{x}' for c in cols for x in ('n', 'per_s')])
         for n in names:
             w.writerow([n, kinds[n]] + [v for c in cols for v in
-                                        (counts[c].get(n, 0),
-                                         f'{rate(counts[c].get(n, 0), secs[c]):.1f}')])
+                                        (counts[c][n], f'{rate(counts[c][n], secs[c]):.1f}')])
     with open(os.path.join(args.out, 'windows.csv'), 'w', newline='') as f:
         w = csv.writer(f, lineterminator='\n')
         w.writerow(['window', 'start_s', 'seconds', 'events', 'status'])
