@@ -228,9 +228,7 @@ def report(args):
                              initial_indent='  others, only outside the windows: ',
                              subsequent_indent='    ')
     phase_rows = []
-    for w in FREEZERS:
-        if w not in spans:
-            continue
+    for w in [w for w in FREEZERS if w in spans]:
         split = phases(spans[w], lines)
         if not split:
             out.append(f'(no phases for {w}: no "suspend debug: Waiting" console line)')
@@ -247,10 +245,7 @@ def report(args):
             n = sum(c.values())
             out.append(f'{w:<10} {phase:<7} {b - a:8.3f} {n:7d} {rate(n, b - a):9.1f}  {top(c)}')
             phase_rows.append((f'{w}/{phase}', a - first, b - a, n))
-    for w in WINDOWS:
-        if w not in spans:
-            continue
-        a, b = spans[w]
+    for w, (a, b) in spans.items():     # in the order of WINDOWS
         out.append('')
         out.append(f'console inside the {w} window ({b - a:.3f} s), offsets from its start:')
         inside = console_in(lines, a, b)
