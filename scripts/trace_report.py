@@ -171,9 +171,8 @@ def report(args):
     first, last = events[0][0], events[-1][0]
     spans = {w: (windows[w]['start'], windows[w]['end']) for w in WINDOWS if w in windows}
     counts = {c: Counter() for c in COLUMNS}
-    kinds = {}
-    for t, name, kind in events:
-        kinds[name] = kind
+    kinds = {name: kind for _t, name, kind in events}
+    for t, name, _kind in events:
         col = next((w for w, (a, b) in spans.items() if a < t < b), 'outside')
         counts[col][name] += 1
     secs = {w: b - a for w, (a, b) in spans.items()}
