@@ -189,24 +189,22 @@ def report(args):
                                          -counts['outside'][n], n))
     label = {n: (n if kinds[n] == 'syscall' else f'signal {n}') for n in names}
     width = max([len(v) for v in label.values()] + [16])
-    out = []
     mode = f', strace {args.mode} mode' if args.mode else ''
     shown = os.path.relpath(args.strace)
     if shown.startswith('..'):
         shown = args.strace
-    out.append(f'Host syscalls of the main UML process during a freeze ({shown}{mode})')
-    out.append(f'trace: {last - first:.3f} s, {len(events)} events (syscalls and signals)')
-    out.append('')
-    out.append(f'{"window":<10} {"start s":>8} {"seconds":>8} {"events":>7} {"events/s":>9}  status')
+    out = [f'Host syscalls of the main UML process during a freeze ({shown}{mode})',
+           f'trace: {last - first:.3f} s, {len(events)} events (syscalls and signals)',
+           '',
+           f'{"window":<10} {"start s":>8} {"seconds":>8} {"events":>7} {"events/s":>9}  status']
     for c in cols:
         n = sum(counts[c].values())
         start = f'{spans[c][0] - first:8.3f}' if c in spans else f'{"-":>8}'
         status = str(windows[c]['status']) if c in windows else '-'
         out.append(f'{c:<10} {start} {secs[c]:8.3f} {n:7d} {rate(n, secs[c]):9.1f}  {status}')
-    out.append('')
     head1 = f'{"":<{width}}' + ''.join(f' | {c:^16}' for c in cols)
     head2 = f'{"syscall":<{width}}' + ''.join(f' | {"n":>7} {"/s":>8}' for _ in cols)
-    out += [head1, head2, '-' * len(head2)]
+    out += ['', head1, head2, '-' * len(head2)]
 
     def row(lbl, get):
         cells = ''.join(f' | {get(c):7d} {rate(get(c), secs[c]):8.1f}' for c in cols)
@@ -245,16 +243,14 @@ def report(args):
             out.append(f'{w:<10} {phase:<7} {b - a:8.3f} {n:7d} {rate(n, b - a):9.1f}  {top(c)}')
             phase_rows.append((f'{w}/{phase}', a - first, b - a, n))
     for w, (a, b) in spans.items():     # in the order of WINDOWS
-        out.append('')
-        out.append(f'console inside the {w} window ({b - a:.3f} s), offsets from its start:')
+        out += ['', f'console inside the {w} window ({b - a:.3f} s), offsets from its start:']
         inside = console_in(lines, a, b)
         for t1, text in inside:
             out.append(f'  +{(t1 - a) * 1000:9.1f} ms  {text}')
         if not inside:
             out.append('  (nothing)')
     if errors:
-        out.append('')
-        out += [f'error: {e}' for e in errors]
+        out += [''] + [f'error: {e}' for e in errors]
     text = '\n'.join(out) + '\n'
     sys.stdout.write(text)
 
