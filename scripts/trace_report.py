@@ -56,8 +56,7 @@ MARKER_RE = re.compile(r'^TODO-(FREEZE|IDLE)-(BEGIN|END)(?: (\S+))?(?: (-?\d+))?
 # A backslash and what it quotes: \x and up to two characters, up to three
 # octal digits, or any one character (a lone backslash at the end stays).
 ESCAPE_RE = re.compile(r'\\(x.{0,2}|[0-7]{1,3}|.)')
-ESCAPES = {'n': '\n', 'r': '\r', 't': '\t', 'v': '\v', 'f': '\f', 'a': '\a',
-           'b': '\b', '"': '"', '\\': '\\'}
+ESCAPES = {'n': '\n', 'r': '\r', 't': '\t', 'v': '\v', 'f': '\f', 'a': '\a', 'b': '\b'}
 
 
 def unescape(s):
