@@ -71,30 +71,27 @@ def unescape(s):
     return ESCAPE_RE.sub(one, s)
 
 
-class Console:
-    """The text written to each fd, as lines with the times of the write
-    that began them and of the write that ended them."""
-
-    def __init__(self):
-        self.partial = {}   # fd -> (text so far, time of its first write)
-        self.lines = []     # (t_first, t_last, fd, text)
-
-    def write(self, t, fd, data):
-        text, t_first = self.partial.get(fd, ('', None))
+def console_lines(writes):
+    """The text of the writes [(t, fd, data)] to each fd, as lines (t_first, t_last,
+    fd, text) with the times of the write that began them and of the one that ended them."""
+    lines, partial = [], {}     # partial: fd -> (text so far, time of its first write)
+    for t, fd, data in writes:
+        text, t_first = partial.get(fd, ('', None))
         for ch in data:
             if t_first is None:
                 t_first = t
             if ch == '\n':
-                self.lines.append((t_first, t, fd, text.replace('\r', '')))
+                lines.append((t_first, t, fd, text.replace('\r', '')))
                 text, t_first = '', None
             else:
                 text += ch
-        self.partial[fd] = (text, t_first)
+        partial[fd] = (text, t_first)
+    return lines
 
 
 def parse(path):
     events = []           # (t, name, kind)
-    console = Console()
+    writes = []           # (t, fd, data) of the write()s that wrote something
     with open(path, errors='replace') as f:
         for raw in f:
             m = TS_RE.match(raw.rstrip('\n'))
@@ -109,8 +106,8 @@ def parse(path):
                 events.append((t, c[1], 'syscall'))
                 w = WRITE_RE.match(rest)
                 if w and int(w[4]) > 0:
-                    console.write(t, int(w[1]), unescape(w[2])[:int(w[4])])
-    return events, console.lines
+                    writes.append((t, int(w[1]), unescape(w[2])[:int(w[4])]))
+    return events, console_lines(writes)
 
 
 def find_windows(lines):
