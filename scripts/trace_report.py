@@ -160,10 +160,9 @@ def report(args):
     if not events:
         sys.exit(f'error: no strace events in {args.strace} (is it a strace -ttt log?)')
     windows, errors = find_windows(lines)
-    for name in FREEZERS:
-        if name not in windows:
-            errors.append(f'no freeze window for the {name} freezer: its TODO-FREEZE-BEGIN/END '
-                          f'markers are not among the console writes in {args.strace}')
+    errors += [f'no freeze window for the {name} freezer: its TODO-FREEZE-BEGIN/END '
+               f'markers are not among the console writes in {args.strace}'
+               for name in FREEZERS if name not in windows]
     first, last = events[0][0], events[-1][0]
     spans = {w: (windows[w]['start'], windows[w]['end']) for w in WINDOWS if w in windows}
     counts = {c: Counter() for c in COLUMNS}
