@@ -226,11 +226,10 @@ def report(args):
             out.append(f'(no phases for {w}: no "suspend debug: Waiting" console line)')
             continue
         if not phase_rows:
-            out.append('')
-            out.append('phases of each freeze (split at the console lines "PM: suspend debug: '
-                       'Waiting ..." and the next one):')
-            out.append(f'{"window":<10} {"phase":<7} {"seconds":>8} {"events":>7} '
-                       f'{"events/s":>9}  most frequent')
+            out += ['', 'phases of each freeze (split at the console lines "PM: suspend debug: '
+                    'Waiting ..." and the next one):',
+                    f'{"window":<10} {"phase":<7} {"seconds":>8} {"events":>7} '
+                    f'{"events/s":>9}  most frequent']
         for phase, a, b in split:
             c = Counter(name if kind == 'syscall' else f'signal {name}'
                         for t, name, kind in events if a <= t < b)
