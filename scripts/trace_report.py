@@ -41,6 +41,7 @@ import os
 import re
 import sys
 import textwrap
+from collections import Counter
 
 FREEZERS = ('todo', 'classic')
 WINDOWS = FREEZERS + ('idle',)
@@ -48,89 +49,65 @@ COLUMNS = WINDOWS + ('outside',)
 
 TS_RE = re.compile(r'^(\d+\.\d+) (.*)$')
 SYSCALL_RE = re.compile(r'^([a-z_][a-z0-9_]*)\(')
-RESUMED_RE = re.compile(r'^<\.\.\. ([a-z_][a-z0-9_]*) resumed>')
 SIGNAL_RE = re.compile(r'^--- (SIG[A-Z0-9+]+|\S+) ')
 WRITE_RE = re.compile(r'^write\((\d+), "((?:[^"\\]|\\.)*)"(\.\.\.)?, \d+\)\s+= (-?\d+)')
 HOLD_RE = re.compile(r'suspend debug: Waiting for')
 MARKER_RE = re.compile(r'^TODO-(FREEZE|IDLE)-(BEGIN|END)(?: (\S+))?(?: (-?\d+))?\s*$')
-ESCAPES = {'n': '\n', 'r': '\r', 't': '\t', 'v': '\v', 'f': '\f', 'a': '\a',
-           'b': '\b', '"': '"', '\\': '\\'}
+# A backslash and what it quotes: \x and up to two characters, up to three
+# octal digits, or any one character (a lone backslash at the end stays).
+ESCAPE_RE = re.compile(r'\\(x.{0,2}|[0-7]{1,3}|.)')
+ESCAPES = {'n': '\n', 'r': '\r', 't': '\t', 'v': '\v', 'f': '\f', 'a': '\a', 'b': '\b'}
 
 
 def unescape(s):
     """Undo strace's C-style quoting of a buffer (octal and \\x escapes)."""
-    out, i = [], 0
-    while i < len(s):
-        c = s[i]
-        if c != '\\' or i + 1 == len(s):
-            out.append(c)
-            i += 1
-            continue
-        n = s[i + 1]
-        if n in ESCAPES:
-            out.append(ESCAPES[n])
-            i += 2
-        elif n == 'x':
-            out.append(chr(int(s[i + 2:i + 4], 16)))
-            i += 4
-        elif n in '01234567':
-            j = i + 1
-            while j < len(s) and j < i + 4 and s[j] in '01234567':
-                j += 1
-            out.append(chr(int(s[i + 1:j], 8)))
-            i = j
-        else:
-            out.append(n)
-            i += 2
-    return ''.join(out)
+    def one(m):
+        e = m[1]
+        if e[0] == 'x':
+            return chr(int(e[1:], 16))
+        if e[0] in '01234567':
+            return chr(int(e, 8))
+        return ESCAPES.get(e, e)
+    return ESCAPE_RE.sub(one, s)
 
 
-class Console:
-    """The text written to each fd, as lines with the times of the write
-    that began them and of the write that ended them."""
-
-    def __init__(self):
-        self.partial = {}   # fd -> (text so far, time of its first write)
-        self.lines = []     # (t_first, t_last, fd, text)
-
-    def write(self, t, fd, data):
-        text, t_first = self.partial.get(fd, ('', None))
+def console_lines(writes):
+    """The text of the writes [(t, fd, data)] to each fd, as lines (t_first, t_last,
+    fd, text) with the times of the write that began them and of the one that ended them."""
+    lines, partial = [], {}     # partial: fd -> (text so far, time of its first write)
+    for t, fd, data in writes:
+        text, t_first = partial.get(fd, ('', None))
         for ch in data:
             if t_first is None:
                 t_first = t
             if ch == '\n':
-                self.lines.append((t_first, t, fd, text.replace('\r', '')))
+                lines.append((t_first, t, fd, text.replace('\r', '')))
                 text, t_first = '', None
             else:
                 text += ch
-        self.partial[fd] = (text, t_first)
+        partial[fd] = (text, t_first)
+    return lines
 
 
 def parse(path):
     events = []           # (t, name, kind)
-    console = Console()
+    writes = []           # (t, fd, data) of the write()s that wrote something
     with open(path, errors='replace') as f:
         for raw in f:
             m = TS_RE.match(raw.rstrip('\n'))
             if not m:
                 continue
             t, rest = float(m[1]), m[2]
-            if rest.startswith('+++'):
-                continue
-            s = SIGNAL_RE.match(rest)
-            if s:
+            # "<... NAME resumed>" and "+++ exited +++" match neither: a
+            # syscall is counted where it started.
+            if s := SIGNAL_RE.match(rest):
                 events.append((t, s[1], 'signal'))
-                continue
-            if RESUMED_RE.match(rest):
-                continue    # counted where it started
-            c = SYSCALL_RE.match(rest)
-            if not c:
-                continue
-            events.append((t, c[1], 'syscall'))
-            w = WRITE_RE.match(rest)
-            if w and int(w[4]) > 0:
-                console.write(t, int(w[1]), unescape(w[2])[:int(w[4])])
-    return events, console.lines
+            elif c := SYSCALL_RE.match(rest):
+                events.append((t, c[1], 'syscall'))
+                w = WRITE_RE.match(rest)
+                if w and int(w[4]) > 0:
+                    writes.append((t, int(w[1]), unescape(w[2])[:int(w[4])]))
+    return events, console_lines(writes)
 
 
 def find_windows(lines):
@@ -153,14 +130,17 @@ def find_windows(lines):
     return windows, errors
 
 
+def console_in(lines, a, b):
+    """[(time, text)] of the non-blank console lines begun inside (a, b)."""
+    return [(t1, text) for t1, _t2, _fd, text in lines if a < t1 < b and text.strip()]
+
+
 def phases(window, lines):
     """[(phase, start, end)] of a freeze window, from its console lines."""
     a, b = window
-    inside = [t1 for t1, _t2, _fd, text in lines if a < t1 < b and text.strip()]
-    hold = [t1 for t1, _t2, _fd, text in lines if a < t1 < b and HOLD_RE.search(text)]
-    if not hold:
-        return []
-    after = [t for t in inside if t > hold[0]]
+    inside = console_in(lines, a, b)
+    hold = [t for t, text in inside if HOLD_RE.search(text)]
+    after = [t for t, _text in inside if hold and t > hold[0]]
     if not after:
         return []
     return [('freeze', a, hold[0]), ('hold', hold[0], after[0]), ('thaw', after[0], b)]
@@ -180,18 +160,16 @@ def report(args):
     if not events:
         sys.exit(f'error: no strace events in {args.strace} (is it a strace -ttt log?)')
     windows, errors = find_windows(lines)
-    for name in FREEZERS:
-        if name not in windows:
-            errors.append(f'no freeze window for the {name} freezer: its TODO-FREEZE-BEGIN/END '
-                          f'markers are not among the console writes in {args.strace}')
+    errors += [f'no freeze window for the {name} freezer: its TODO-FREEZE-BEGIN/END '
+               f'markers are not among the console writes in {args.strace}'
+               for name in FREEZERS if name not in windows]
     first, last = events[0][0], events[-1][0]
     spans = {w: (windows[w]['start'], windows[w]['end']) for w in WINDOWS if w in windows}
-    counts = {c: {} for c in COLUMNS}
-    kinds = {}
-    for t, name, kind in events:
-        kinds[name] = kind
+    counts = {c: Counter() for c in COLUMNS}
+    kinds = {name: kind for _t, name, kind in events}
+    for t, name, _kind in events:
         col = next((w for w, (a, b) in spans.items() if a < t < b), 'outside')
-        counts[col][name] = counts[col].get(name, 0) + 1
+        counts[col][name] += 1
     secs = {w: b - a for w, (a, b) in spans.items()}
     secs['outside'] = (last - first) - sum(secs.values())
     cols = [c for c in COLUMNS if c in secs]
@@ -202,41 +180,37 @@ def report(args):
             errors.append(f'the freeze with the {w} freezer failed in the guest '
                           f'(status {windows[w]["status"]})')
 
-    names = sorted(kinds, key=lambda n: (kinds[n] != 'syscall',
-                                         -sum(counts[w].get(n, 0) for w in FREEZERS),
-                                         -counts['outside'].get(n, 0), n))
+    names = sorted(kinds, key=lambda n: (kinds[n] != 'syscall', -sum(counts[w][n] for w in FREEZERS),
+                                         -counts['outside'][n], n))
     label = {n: (n if kinds[n] == 'syscall' else f'signal {n}') for n in names}
     width = max([len(v) for v in label.values()] + [16])
-    out = []
     mode = f', strace {args.mode} mode' if args.mode else ''
     shown = os.path.relpath(args.strace)
     if shown.startswith('..'):
         shown = args.strace
-    out.append(f'Host syscalls of the main UML process during a freeze ({shown}{mode})')
-    out.append(f'trace: {last - first:.3f} s, {len(events)} events (syscalls and signals)')
-    out.append('')
-    out.append(f'{"window":<10} {"start s":>8} {"seconds":>8} {"events":>7} {"events/s":>9}  status')
+    out = [f'Host syscalls of the main UML process during a freeze ({shown}{mode})',
+           f'trace: {last - first:.3f} s, {len(events)} events (syscalls and signals)',
+           '',
+           f'{"window":<10} {"start s":>8} {"seconds":>8} {"events":>7} {"events/s":>9}  status']
     for c in cols:
         n = sum(counts[c].values())
         start = f'{spans[c][0] - first:8.3f}' if c in spans else f'{"-":>8}'
         status = str(windows[c]['status']) if c in windows else '-'
         out.append(f'{c:<10} {start} {secs[c]:8.3f} {n:7d} {rate(n, secs[c]):9.1f}  {status}')
-    out.append('')
     head1 = f'{"":<{width}}' + ''.join(f' | {c:^16}' for c in cols)
     head2 = f'{"syscall":<{width}}' + ''.join(f' | {"n":>7} {"/s":>8}' for _ in cols)
-    out += [head1, head2, '-' * len(head2)]
+    out += ['', head1, head2, '-' * len(head2)]
 
     def row(lbl, get):
         cells = ''.join(f' | {get(c):7d} {rate(get(c), secs[c]):8.1f}' for c in cols)
         return f'{lbl:<{width}}{cells}'
 
-    only_out = [n for n in names if all(not counts[c].get(n) for c in cols if c != 'outside')]
+    only_out = [n for n in names if all(not counts[c][n] for c in cols if c != 'outside')]
     for n in names:
         if n not in only_out:
-            out.append(row(label[n], lambda c, n=n: counts[c].get(n, 0)))
+            out.append(row(label[n], lambda c, n=n: counts[c][n]))
     if only_out:
-        out.append(row(f'{len(only_out)} others', lambda c: sum(counts[c].get(n, 0)
-                                                               for n in only_out)))
+        out.append(row(f'{len(only_out)} others', lambda c: sum(counts[c][n] for n in only_out)))
     out.append('-' * len(head2))
     for kind, lbl in (('syscall', 'all syscalls'), ('signal', 'all signals')):
         out.append(row(lbl, lambda c, k=kind: sum(v for n, v in counts[c].items()
@@ -246,42 +220,31 @@ def report(args):
                              initial_indent='  others, only outside the windows: ',
                              subsequent_indent='    ')
     phase_rows = []
-    for w in FREEZERS:
-        if w not in spans:
-            continue
+    for w in [w for w in FREEZERS if w in spans]:
         split = phases(spans[w], lines)
         if not split:
             out.append(f'(no phases for {w}: no "suspend debug: Waiting" console line)')
             continue
         if not phase_rows:
-            out.append('')
-            out.append('phases of each freeze (split at the console lines "PM: suspend debug: '
-                       'Waiting ..." and the next one):')
-            out.append(f'{"window":<10} {"phase":<7} {"seconds":>8} {"events":>7} '
-                       f'{"events/s":>9}  most frequent')
+            out += ['', 'phases of each freeze (split at the console lines "PM: suspend debug: '
+                    'Waiting ..." and the next one):',
+                    f'{"window":<10} {"phase":<7} {"seconds":>8} {"events":>7} '
+                    f'{"events/s":>9}  most frequent']
         for phase, a, b in split:
-            c = {}
-            for t, name, kind in events:
-                if a <= t < b:
-                    key = name if kind == 'syscall' else f'signal {name}'
-                    c[key] = c.get(key, 0) + 1
+            c = Counter(name if kind == 'syscall' else f'signal {name}'
+                        for t, name, kind in events if a <= t < b)
             n = sum(c.values())
             out.append(f'{w:<10} {phase:<7} {b - a:8.3f} {n:7d} {rate(n, b - a):9.1f}  {top(c)}')
             phase_rows.append((f'{w}/{phase}', a - first, b - a, n))
-    for w in WINDOWS:
-        if w not in spans:
-            continue
-        a, b = spans[w]
-        out.append('')
-        out.append(f'console inside the {w} window ({b - a:.3f} s), offsets from its start:')
-        inside = [(t1, text) for t1, _t2, _fd, text in lines if a < t1 < b and text.strip()]
+    for w, (a, b) in spans.items():     # in the order of WINDOWS
+        out += ['', f'console inside the {w} window ({b - a:.3f} s), offsets from its start:']
+        inside = console_in(lines, a, b)
         for t1, text in inside:
             out.append(f'  +{(t1 - a) * 1000:9.1f} ms  {text}')
         if not inside:
             out.append('  (nothing)')
     if errors:
-        out.append('')
-        out += [f'error: {e}' for e in errors]
+        out += [''] + [f'error: {e}' for e in errors]
     text = '\n'.join(out) + '\n'
     sys.stdout.write(text)
 
@@ -293,8 +256,7 @@ def report(args):
         w.writerow(['name', 'kind'] + [f'{c}_{x}' for c in cols for x in ('n', 'per_s')])
         for n in names:
             w.writerow([n, kinds[n]] + [v for c in cols for v in
-                                        (counts[c].get(n, 0),
-                                         f'{rate(counts[c].get(n, 0), secs[c]):.1f}')])
+                                        (counts[c][n], f'{rate(counts[c][n], secs[c]):.1f}')])
     with open(os.path.join(args.out, 'windows.csv'), 'w', newline='') as f:
         w = csv.writer(f, lineterminator='\n')
         w.writerow(['window', 'start_s', 'seconds', 'events', 'status'])

@@ -107,7 +107,6 @@ check_bench_out() {
 	else
 		fail "$name" "$log"
 	fi
-
 }
 
 # check_trace_out PREFIX MODE OUT LOG: the checks on the output directory
