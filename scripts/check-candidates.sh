@@ -57,9 +57,11 @@ main() {
 	n=$(candidates | wc -l)
 	stage "the $n upstream candidates alone: apply, build, boot"
 	prepare_tree
-	KERNEL_SRC=$TREE OBJ_DIR=$OBJ "$TOP/scripts/config.sh" --flavour run
-	KERNEL_SRC=$TREE OBJ_DIR=$OBJ "$TOP/scripts/build.sh" --flavour run ||
-		die "the candidates alone do not build" "see $LOGS/build-run.log"
+	export KERNEL_SRC=$TREE OBJ_DIR=$OBJ BUILD_LOGS=$LOGS/candidates
+	"$TOP/scripts/config.sh" --flavour run
+	"$TOP/scripts/build.sh" --flavour run ||
+		die "the candidates alone do not build" "see $BUILD_LOGS/build-run.log"
+	unset KERNEL_SRC BUILD_LOGS
 	OBJ_DIR=$OBJ exec "$TOP/scripts/boot.sh" --flavour run --job candidates --timeout 300 \
 		--show "${SHOW:-guest}" --log "$LOGS/candidates.log"
 }

@@ -8,7 +8,9 @@ BUILD=${BUILD:-$TOP/build}
 # The git tree: tag "pristine" + branch "todo" (KERNEL_SRC: another tree,
 # e.g. the candidates alone, scripts/check-candidates.sh).
 SRC=${KERNEL_SRC:-$BUILD/src}
-LOGS=$BUILD/logs
+# Logs; BUILD_LOGS: elsewhere, so that a build of another tree (the
+# candidates alone) does not overwrite the flavour's own build log.
+LOGS=${BUILD_LOGS:-$BUILD/logs}
 PRISTINE_TAG=pristine
 BRANCH=todo
 SOURCE_PKG=linux-source-6.12
