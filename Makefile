@@ -119,9 +119,9 @@ stress:
 
 # The series on more than one CPU (tests/host/smp-full.sh): build the smp
 # flavour (configs/smp.config: x86_64, KCSAN + lockdep) and boot it under
-# qemu-system-x86_64 with 4 vCPUs (SMP_CPUS=), KVM if /dev/kvm is usable,
-# else multi-threaded TCG (SMP_ACCEL=kvm|tcg chooses; a guest KVM fails
-# is booted again under TCG).  KUnit, task_todo, freeze_scenarios on both
+# qemu-system-x86_64 with 4 vCPUs (SMP_CPUS=), KVM if a probe guest runs
+# under it, else multi-threaded TCG (SMP_ACCEL=kvm|tcg forces one; a guest
+# KVM fails is booted again under TCG: docs/smp.md).  KUnit, task_todo, freeze_scenarios on both
 # freezers, freeze_bugs, the SMP hammer (HAMMER=200 cycles per freezer)
 # and CYCLES freeze/thaw cycles under churn spread over all CPUs.
 # TIMEOUT= overrides its limit.

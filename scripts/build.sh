@@ -47,6 +47,7 @@ main() {
 	[ "$rc" -eq 0 ] || die "kernel build '$FLAVOUR' failed" \
 		"the error is in $log (search for 'error:')" \
 		"after fixing it in $SRC, run: make build FLAVOUR=$FLAVOUR"
+	stage_time "kernel build $FLAVOUR${OBJ_DIR:+ into ${OBJ_DIR#"$TOP"/}}, $(grep -cE "$STEP_RE" "$log" || true) steps" "$((SECONDS - start))"
 	n=$(grep -cE "$STEP_RE" "$log" || true)
 	[ "$n" -le "$(cat "$log.steps" 2>/dev/null || echo 0)" ] || echo "$n" >"$log.steps"
 	# For the Makefile: the image is now as new as .config and the source

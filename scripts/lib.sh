@@ -41,6 +41,11 @@ die() {
 	exit 1
 }
 
+# stage_time NAME SECONDS: a row of the table of stage times that "make
+# test" prints at its end (STAGE_TIMES, set by scripts/test.sh; nothing
+# without it): kernel builds and guest boots, under the test that did them.
+stage_time() { [ -z "${STAGE_TIMES:-}" ] || printf '%s\t%s\n' "$1" "$2" >>"$STAGE_TIMES"; }
+
 # Print a command the way a user could paste it.
 show_cmd() { printf '[%s] $ %s\n' "$(ts)" "$(printf '%q ' "$@")"; }
 
@@ -227,41 +232,4 @@ draw_timeline() {
 	[ -s "$out/timeline.png" ] || die "gnuplot wrote no $out/timeline.png" "see $out/timeline.gp"
 	info "timeline picture: ${out#"$TOP"/}/timeline.png"
 	info "timeline data:    ${out#"$TOP"/}/timeline.dat"
-}
-
-# guest_lpj CONFIG: "lpj=N" for an x86_64 guest of kernel config CONFIG, N
-# the host's TSC cycles per jiffy.  Under TCG the secondary CPUs time their
-# delay loop against jiffies on a busy host, and some came out 5 to 20
-# times short ("calibrate_delay_direct() failed"): pm_test_delay's mdelay()
-# of 2 s then ended after 100 ms.  The guest's TSC is the host's (TCG and
-# KVM), so the host's rate is the right one.  Nothing if it is unknown.
-guest_lpj() {
-	local hz
-	hz=$(sed -n 's/^CONFIG_HZ=//p' "$1" 2>/dev/null)
-	awk -F: -v hz="${hz:-250}" '/^cpu MHz/ { printf "lpj=%d", $2 * 1000000 / hz; exit }' /proc/cpuinfo
-}
-
-# qemu_cmd BZIMAGE INITRD MEM APPEND: set the array QEMU_CMD to the QEMU
-# command that boots an x86_64 flavour (make smp-test) with SMP_CPUS vCPUs
-# (default 4): KVM when /dev/kvm is usable, else TCG with one host thread
-# per vCPU; SMP_ACCEL=kvm|tcg chooses, and QEMU_ACCEL says what was chosen.
-# The serial console is on stdio; -no-reboot makes the guest's poweroff,
-# reboot or panic end QEMU.
-qemu_cmd() {
-	local kernel=$1 initrd=$2 mem=$3 append=$4 accel
-	command -v qemu-system-x86_64 >/dev/null ||
-		die "qemu-system-x86_64 is not installed" "run: make deps (package qemu-system-x86)"
-	QEMU_ACCEL=${SMP_ACCEL:-}
-	if [ -z "$QEMU_ACCEL" ]; then
-		QEMU_ACCEL=tcg
-		[ -r /dev/kvm ] && [ -w /dev/kvm ] && QEMU_ACCEL=kvm
-	fi
-	case $QEMU_ACCEL in
-	kvm) accel=(-accel kvm -cpu host) ;;
-	tcg) accel=(-accel tcg,thread=multi -cpu max) ;;
-	*) die "SMP_ACCEL must be kvm or tcg, not '$QEMU_ACCEL'" ;;
-	esac
-	QEMU_CMD=(qemu-system-x86_64 "${accel[@]}" -smp "${SMP_CPUS:-4}" -m "$mem"
-		-nodefaults -display none -serial stdio -no-reboot
-		-kernel "$kernel" -initrd "$initrd" -append "$append")
 }

@@ -6,10 +6,11 @@
 # boots the same way under qemu-system-x86_64, without mconsole.  A --wrap
 # program stays in the process group and gets SESSION_UMID and SESSION_LOG.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/qemu.sh"
 
 SESSION_DIR=$BUILD/uml          # UML's uml_dir: UMID/pid, UMID/mconsole; ours: UMID.*
 SESSION_EXIT_TAG="TODO-EXIT:"   # the guest init, before poweroff (markers: docs/console.md)
-SESSION_UMID=${SESSION_UMID:-} SESSION_LOG=${SESSION_LOG:-} SESSION_RUNNER="" SESSION_STATUS=""
+SESSION_UMID=${SESSION_UMID:-} SESSION_LOG=${SESSION_LOG:-} SESSION_RUNNER="" SESSION_STATUS="" SESSION_ACCEL="" QEMU_ACCEL_FORCED=0
 declare -gA SESSION_SEEN=()     # console lines session_wait_line has read, per log
 
 # session_start --flavour F [OPTION...] [-- KERNEL-ARGS...]: boot F with a guest
@@ -54,7 +55,9 @@ session_start() {
 		# a later kunit.enable=0 in the extra arguments wins.
 		qemu_args=("$SESSION_IMAGE" "$initrd" "$mem"
 			"console=ttyS0 panic=-1 kunit.enable=1 kcsan.early_enable=1 $(guest_lpj "$obj/.config") guest=$job ${extra[*]}")
-		qemu_cmd "${qemu_args[@]}"
+		qemu_decide_accel
+		SESSION_ACCEL=${SMP_ACCEL:-$SMP_ACCEL_PROBED}
+		qemu_cmd "$SESSION_ACCEL" "${qemu_args[@]}"
 		cmd=("${QEMU_CMD[@]}")
 	fi
 	if [ "$terminal" -eq 1 ]; then
@@ -72,17 +75,16 @@ session_start() {
 # The part of session_start that runs in the background (it sees its
 # locals): boot, supervise, report, and exit with the session's status.
 session_runner() {
-	local log=$SESSION_LOG timed_out kvm_failed rc status why
+	local log=$SESSION_LOG timed_out kvm_why rc status
 	session_boot_once
-	# A host can offer /dev/kvm and still fail the guest (nested virtualisation:
-	# silence, then "KVM internal error. Suberror: 1 ... emulation failure" on a
-	# lock cmpxchg16b, QEMU waiting): run it again under TCG (SMP_ACCEL=tcg).
-	if [ "$kvm_failed" -eq 1 ]; then
+	# KVM that the probe let through can still fail this kernel (scripts/
+	# qemu.sh): boot it again, once, under TCG.
+	if [ -n "$kvm_why" ]; then
 		mv "$log" "$log.kvm"
-		why=$(grep -m1 '^KVM internal error' "$log.kvm" | tr -d '\r' || true)
-		printf '[%s] warning: KVM failed the guest (%s); booting it again with TCG (SMP_ACCEL=tcg skips KVM)\n' \
-			"$(ts)" "${why:-no console output in 30 s}" >&2
-		SMP_ACCEL=tcg qemu_cmd "${qemu_args[@]}"
+		printf '[%s] warning: KVM failed the guest (%s; console: %s); booting it again under TCG\n' \
+			"$(ts)" "$kvm_why" "${log#"$TOP"/}.kvm" >&2
+		SESSION_ACCEL=tcg
+		qemu_cmd "$SESSION_ACCEL" "${qemu_args[@]}"
 		cmd=("${QEMU_CMD[@]}")
 		: >"$log"
 		session_boot_once
@@ -116,22 +118,22 @@ session_last_lines() {
 # it instead ("System halted"), and QEMU would wait for the timeout.
 session_halted() { [ "$SESSION_ARCH" != um ] && grep -q "^$SESSION_EXIT_TAG" "$log" && grep -q 'System halted' "$log"; }
 
-# QEMU stops a guest that KVM cannot run, and waits; before that the kernel
-# had printed nothing for minutes.  Under a working KVM its banner comes
-# within a second, so 30 s of silence count as a failure.
+# session_kvm_broke [STATUS]: a boot under KVM that SMP_ACCEL did not force
+# failed before its first console line (QEMU aborted or exited, printed
+# nothing in time, or said "KVM internal error"); the reason in kvm_why.
 session_kvm_broke() {
-	{ [ "$SESSION_ARCH" != um ] && [ "$QEMU_ACCEL" = kvm ]; } || return 1
-	grep -q '^KVM internal error' "$log" && return 0
-	[ "$SECONDS" -ge "$kvm_silent_by" ] && ! grep -q '^Linux version' "$log"
+	[ "$SESSION_ARCH" != um ] && [ "$SESSION_ACCEL" = kvm ] && [ "$QEMU_ACCEL_FORCED" -eq 0 ] || return 1
+	kvm_why=$(qemu_kvm_failure "$log" "${1:-}" "$((SECONDS - started))")
+	[ -n "$kvm_why" ]
 }
 
 # Boot cmd once: console to the log, wait for the end or the timeout, check
-# nothing is left behind.  Sets timed_out, kvm_failed and rc (the started
-# program's exit status).
+# nothing is left behind.  Sets timed_out, kvm_why (see session_kvm_broke)
+# and rc (the started program's exit status).
 session_boot_once() {
 	local fifo=$SESSION_DIR/$SESSION_UMID.console input=$SESSION_DIR/$SESSION_UMID.input
-	local hold pid writer viewer="" left i deadline kvm_silent_by
-	timed_out=0 kvm_failed=0 rc=0
+	local hold pid writer viewer="" left i deadline started=$SECONDS
+	timed_out=0 kvm_why="" rc=0
 	info "booting $SESSION_FLAVOUR kernel, job '$job', timeout ${timeout}s, console log ${log#"$TOP"/}"
 	show_cmd "${wrap[@]}" "${cmd[@]}"
 	# UML polls its console fds, and epoll refuses regular files: the console
@@ -160,9 +162,9 @@ session_boot_once() {
 		viewer=$! ;;
 	esac
 
-	deadline=$((SECONDS + timeout)) kvm_silent_by=$((SECONDS + 30))
+	deadline=$((SECONDS + timeout))
 	while kill -0 "$pid" 2>/dev/null; do
-		if session_halted || { session_kvm_broke && kvm_failed=1; } ||
+		if session_halted || session_kvm_broke ||
 			{ [ "$SECONDS" -ge "$deadline" ] && timed_out=1; }; then
 			kill -TERM -- "-$pid" 2>/dev/null || true
 			[ "$timed_out" -eq 0 ] || { sleep 2; kill -KILL -- "-$pid" 2>/dev/null || true; }
@@ -172,9 +174,11 @@ session_boot_once() {
 	done
 	wait "$pid" 2>/dev/null || rc=$?
 	wait "$writer" 2>/dev/null || true
+	[ -n "$kvm_why" ] || [ "$timed_out" -eq 1 ] || session_kvm_broke "$rc" || true
 	exec {hold}>&-
 	rm -f "$fifo" "$input" "$SESSION_DIR/$SESSION_UMID.pgid"
 	[ -z "$viewer" ] || wait "$viewer" 2>/dev/null || true
+	stage_time "boot $SESSION_FLAVOUR, job $job${SESSION_ACCEL:+ ($SESSION_ACCEL${kvm_why:+, failed})}" "$((SECONDS - started))"
 
 	# Whatever UML forked (still in its process group) must be gone too; give
 	# it a moment, then insist.

@@ -7,6 +7,7 @@
 # Usage: scripts/test.sh [--flavour F] [TEST...]   (tests/host/TEST.sh; all)
 #        scripts/test.sh --check     ("make check": tests/check/ only)
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/qemu.sh"
 
 # Every test's TAP, each a subtest of one KTAP document that the kernel's
 # parser counts (scripts/parse_console.py --totals).
@@ -39,30 +40,73 @@ timed() {
 	return "$rc"
 }
 
-# The wall time of each step, for telling a slow machine from a slow change.
+# The table of stage times: the steps, each test file, and under each the
+# kernel builds and guest boots it did (rows that build.sh and session.sh
+# add to STAGE_TIMES, see stage_time in lib.sh).
+export STAGE_TIMES=$LOGS/test-stage-times.tsv
+table=()
+# tabled NAME CMD...: run CMD; a row for it, and under it the rows it added.
+tabled() {
+	local name=$1 t0=$SECONDS rc=0 from row secs
+	shift
+	from=$(wc -l <"$STAGE_TIMES")
+	"$@" || rc=$?
+	table+=("$(printf '  %-58s %5d' "$name" "$((SECONDS - t0))")")
+	while IFS=$'\t' read -r row secs; do
+		table+=("$(printf '    %-56s %5d' "$row" "$secs")")
+	done < <(tail -n "+$((from + 1))" "$STAGE_TIMES")
+	return "$rc"
+}
+
+# The wall time of each step, for telling a slow machine from a slow change,
+# and the table that shows which part was slow.
 show_timings() {
 	local t line=""
 	for t in "${timings[@]}"; do line+="${line:+, }$t"; done
+	info "stage times (s), kernel builds and guest boots under the step or test that did them:"
+	printf '%s\n' "${table[@]}" "$(printf '  %-58s %5d' total "$((SECONDS - start))")"
 	info "took: $line; total $((SECONDS - start)) s"
+}
+
+# What a red run on a new kind of machine needs first: the CPU, the cores,
+# and (kvm_verdict, once the packages are in) whether x86_64 guests get KVM,
+# decided once here for every test.
+host_facts() {
+	local model
+	model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	info "host: ${model:-unknown CPU} ($(sed -n 's/^vendor_id[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(nproc) cores, $(free -g | awk '/^Mem:/ { print $2 }') GiB, Linux $(uname -r)"
+}
+
+kvm_verdict() {
+	if command -v "$QEMU" >/dev/null; then
+		qemu_decide_accel
+	else
+		info "KVM: not probed: no $QEMU (package qemu-system-x86)"
+	fi
 }
 
 # run_tests FILE...: run each test script, show and record its results.
 # A test that dies, or reports nothing, gets a failing result more.
 run_tests() {
-	local t name out=$LOGS/test-current.out
+	local t
 	export TAP_SEQ=$LOGS/test-current.seq
 	for t; do
-		stage "test ${t#"$TOP"/}"
-		name=${t#"$TOP"/tests/}
-		echo 0 >"$TAP_SEQ"
-		if ! bash "$t" >"$out" 2>&1; then
-			echo "not ok $(($(cat "$TAP_SEQ") + 1)) - ${name%.sh} exited with an error" >>"$out"
-		fi
-		[ "$(cat "$TAP_SEQ")" -gt 0 ] || echo "not ok 1 - ${name%.sh} reported no result" >>"$out"
-		cat "$out"
-		record "${name%.sh}" "$out"
+		tabled "${t#"$TOP"/tests/}" run_test "$t"
 	done
 	rm -f "$TAP_SEQ"
+}
+
+run_test() {
+	local t=$1 name out=$LOGS/test-current.out
+	stage "test ${t#"$TOP"/}"
+	name=${t#"$TOP"/tests/}
+	echo 0 >"$TAP_SEQ"
+	if ! bash "$t" >"$out" 2>&1; then
+		echo "not ok $(($(cat "$TAP_SEQ") + 1)) - ${name%.sh} exited with an error" >>"$out"
+	fi
+	[ "$(cat "$TAP_SEQ")" -gt 0 ] || echo "not ok 1 - ${name%.sh} reported no result" >>"$out"
+	cat "$out"
+	record "${name%.sh}" "$out"
 }
 
 # make_needs TARGET...: make the targets; a failure is a result.
@@ -103,12 +147,15 @@ main() {
 		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
 	done
 	: >"$body"
-	timed source make_needs source || finish
+	: >"$STAGE_TIMES"
+	[ "$check" -eq 1 ] || host_facts
+	timed source tabled "source: build/src with the series" make_needs source || finish
+	[ "$check" -eq 1 ] || kvm_verdict
 	# The report scripts on saved logs: seconds, and no kernel needed.
 	timed check run_tests "$TOP"/tests/check/[0-9]*.sh
 	[ "$check" -eq 0 ] || finish
 	mapfile -t needs < <(sed -n 's/^# needs: //p' "${tests[@]}" | tr -s ' ' '\n' | grep . | sort -u)
-	[ ${#needs[@]} -eq 0 ] || timed build make_needs "${needs[@]}" || finish
+	[ ${#needs[@]} -eq 0 ] || timed build tabled "make ${needs[*]} (flavour $TEST_FLAVOUR)" make_needs "${needs[@]}" || finish
 	timed tests run_tests "${tests[@]}"
 	finish
 }

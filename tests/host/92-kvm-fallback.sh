@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# KVM that fails is left for TCG, whichever way it fails, on any host: a
+# qemu-system-x86_64 first in PATH aborts (as QEMU did on a nested AMD
+# host, "failed to set MSR 0x10a") or hangs without a word whenever it is
+# given -accel kvm, and runs the real QEMU otherwise.  In each case the
+# probe (scripts/qemu.sh) says KVM is not usable and why, and a boot of the
+# smp kernel whose probe had passed (so the kernel, not the probe guest,
+# fails under KVM, as on the Sapphire Rapids host) falls back to TCG once,
+# keeps the KVM console as LOG.kvm, and the guest job passes.  With
+# SMP_ACCEL=kvm forcing KVM the aborting case fails: the fallback is what
+# makes it pass.
+# needs: initramfs
+. "$(dirname "$0")/lib.sh"
+
+tmp=$(scratch)
+real=$(command -v "$QEMU") || { fail "kvm fallback: $QEMU is installed"; exit 0; }
+
+# broken_qemu MODE: a directory whose qemu-system-x86_64 is broken so.
+broken_qemu() {
+	mkdir -p "$tmp/$1"
+	cat >"$tmp/$1/$QEMU" <<-EOF
+		#!/bin/sh
+		# KVM broken on purpose ($1) for tests/host/92-kvm-fallback.sh.
+		case " \$* " in
+		*" -accel kvm "*)
+		    [ $1 = hang ] && exec sleep 100000
+		    echo "$QEMU: error: failed to set MSR 0x10a to 0x69" >&2
+		    echo "$QEMU: ../../target/i386/kvm/kvm.c:3183: kvm_buf_set_msrs: Assertion failed." >&2
+		    kill -ABRT \$\$ ;;
+		esac
+		exec $real "\$@"
+	EOF
+	chmod +x "$tmp/$1/$QEMU"
+	echo "$tmp/$1"
+}
+
+# with_broken MODE CMD...: CMD with that QEMU first in PATH, nothing forced
+# or probed before, and short bounds for a silent QEMU.
+with_broken() {
+	local dir
+	dir=$(broken_qemu "$1")
+	shift
+	env -u SMP_ACCEL -u SMP_ACCEL_PROBED PATH="$dir:$PATH" \
+		SMP_KVM_PROBE_TIMEOUT=5 SMP_KVM_FIRST_LINE_TIMEOUT=10 "$@"
+}
+
+boot_smp() {
+	"$TOP/scripts/boot.sh" --flavour smp --job run --timeout 900 --mem 1G --show none \
+		--log "$1" -- kunit.enable=0
+}
+
+if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp >"$LOGS/kvm-fallback-build.log" 2>&1; then
+	fail "kvm fallback: kernel 'smp' builds" "$LOGS/kvm-fallback-build.log"
+	exit 0
+fi
+
+for mode in abort hang; do
+	case $mode in
+	abort) why="exited with status 134 \(signal ABRT\) before its first console line: .*Assertion" ;;
+	hang) why="printed nothing in 5 s|no console output in 10 s" ;;
+	esac
+	# The probe, as make test runs it at its start.
+	with_broken "$mode" bash -c '. "$1/scripts/session.sh"; qemu_decide_accel' _ "$TOP" \
+		>"$tmp/probe-$mode" 2>&1 || true
+	expect "kvm fallback: the probe finds KVM unusable when QEMU ${mode}s" "$tmp/probe-$mode" \
+		"KVM: not usable \(.*($why).*\); x86_64 guests boot under TCG"
+
+	# A boot after a probe that passed: falls back to TCG and passes.
+	log=$LOGS/kvm-fallback-$mode.log
+	rm -f "$log" "$log.kvm"
+	with_broken "$mode" env SMP_ACCEL_PROBED=kvm bash -c "$(declare -f boot_smp); TOP=$TOP; boot_smp $log" \
+		>"$tmp/boot-$mode" 2>&1 && rc=0 || rc=$?
+	name="kvm fallback: a boot that KVM fails ($mode) runs again under TCG and passes"
+	if [ "$rc" -eq 0 ] && [ -f "$log.kvm" ] && grep -q '^TODO-EXIT: 0' "$log" &&
+		! grep -q '^Linux version' "$log.kvm"; then
+		expect "$name" "$tmp/boot-$mode" \
+			"warning: KVM failed the guest \(.*($why).*; console: .*\.kvm\); booting it again under TCG" \
+			"-accel tcg"
+	else
+		echo "# runner exit $rc; ${log#"$TOP"/}.kvm $([ -f "$log.kvm" ] && echo kept || echo missing)"
+		fail "$name" "$tmp/boot-$mode"
+	fi
+done
+
+# Without the fallback (KVM forced), the aborting QEMU fails the boot.
+log=$LOGS/kvm-fallback-forced.log
+with_broken abort env SMP_ACCEL=kvm bash -c "$(declare -f boot_smp); TOP=$TOP; boot_smp $log" \
+	>"$tmp/boot-forced" 2>&1 && rc=0 || rc=$?
+if [ "$rc" -ne 0 ] && [ ! -f "$log.kvm" ]; then
+	expect "kvm fallback: SMP_ACCEL=kvm forces KVM, with no fallback" "$tmp/boot-forced" \
+		"KVM: not probed; SMP_ACCEL=kvm forces -accel kvm" "without reporting its status"
+else
+	fail "kvm fallback: SMP_ACCEL=kvm forces KVM, with no fallback (runner exit $rc)" "$tmp/boot-forced"
+fi
+rm -rf "$tmp"
