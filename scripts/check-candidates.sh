@@ -2,16 +2,21 @@
 # "make check-candidates": the upstream candidates alone.  Every patch of
 # both queues whose Upstream-Status is not "Inappropriate" is applied, in
 # series order, to the pristine source in a tree of its own
-# (build/candidates, a worktree of build/src), built with the run
+# (build/candidates/src, a worktree of build/src), built with the run
 # flavour's config (configs/base.config asks for no test, teaching or
-# bench option) into build/obj-candidates, and booted with guest job
+# bench option) into build/candidates/obj-run, and booted with guest job
 # "candidates" (scripts/guest/candidates.sh): a freeze with each freezer.
 # So a submission of the candidates would not lean on the aids.
 # Exit: 0 when the guest passed; the boot's exit status otherwise.
 . "$(dirname "$0")/lib.sh"
 
-TREE=$BUILD/candidates
-OBJ=$BUILD/obj-candidates
+# The same layout as build/src and build/obj-run: the compiler sees the
+# same relative paths (ccache's base dir is the repo), so the run kernel
+# and the candidates share ccache entries for every file the aids do not
+# change (about 90%), and whichever is built second costs little.
+DIR=$BUILD/candidates
+TREE=$DIR/src
+OBJ=$DIR/obj-run
 
 # The candidates, as paths, in series order.
 candidates() {
@@ -28,13 +33,19 @@ prepare_tree() {
 	local hash patch
 	hash=$(candidates | xargs cat | sha256sum | cut -d' ' -f1)
 	if [ "$(cat "$TREE.applied" 2>/dev/null)" = "$hash" ]; then
-		info "build/candidates already holds these candidates"
+		info "build/candidates/src already holds these candidates"
 		return
 	fi
 	rm -f "$TREE.applied"
+	# The worktree was build/candidates itself before it moved to src/.
+	if [ -e "$DIR/.git" ]; then
+		rm -rf "$DIR" "$BUILD/obj-candidates"
+		git_src worktree prune
+	fi
 	# A worktree of an earlier build/src (make source made a new one) is
 	# no tree any more: start again.
-	if ! git -C "$TREE" rev-parse --git-dir >/dev/null 2>&1; then
+	# (.git first: in a plain directory git would find this repository.)
+	if ! { [ -e "$TREE/.git" ] && git -C "$TREE" rev-parse --git-dir >/dev/null 2>&1; }; then
 		rm -rf "$TREE"
 		git_src worktree prune
 		run git_src worktree add -q --detach "$TREE" "$PRISTINE_TAG"
