@@ -17,7 +17,7 @@ progress() {
 	[ -s "$log.steps" ] && total=" (a full build is ~$(cat "$log.steps"))"
 	while sleep "$every"; do
 		n=$(grep -cE "$STEP_RE" "$log" 2>/dev/null || true)
-		last=$(grep -E '^  [A-Z]' "$log" 2>/dev/null | tail -n 1 | sed 's/^ *//')
+		last=$(grep -E '^  [A-Z]' "$log" 2>/dev/null | tail -n 1 | sed 's/^ *//' || true)
 		info "  build $FLAVOUR: $n steps$total, $((SECONDS - start)) s; now: ${last:-starting}"
 	done
 }
@@ -41,7 +41,10 @@ main() {
 	pid=$!
 	# LOCALVERSION= (set, empty) stops setlocalversion from appending "+" for
 	# the git tree in build/src: the stamp comes from CONFIG_LOCALVERSION.
-	run_logged "$log" make -C "$SRC" ARCH="$arch" O="$obj" -j"$jobs" CC="$(ccache_cc)" LOCALVERSION= all || rc=$?
+	# Without the calling make's flags: its -s (make test) would silence
+	# kbuild, leaving the log, and so the progress lines, empty.
+	run_logged "$log" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -C "$SRC" ARCH="$arch" O="$obj" -j"$jobs" CC="$(ccache_cc)" LOCALVERSION= all || rc=$?
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	[ "$rc" -eq 0 ] || die "kernel build '$FLAVOUR' failed" \
