@@ -1,6 +1,9 @@
 # Front door.  Every target is a script in scripts/ that also runs alone.
 #   make run            build the run flavour, boot ./linux: a guest shell on a
-#                       terminal, else a scripted look at the guest
+#                       terminal, else a scripted look at the guest;
+#                       CMD='...' runs that in the guest in this directory
+#                       (hostfs, read-only unless RW=1), with its output
+#                       and exit status (KERNEL_LOG=1, PM_TEST=level)
 #   make test           run every test (TESTS= some), building what they
 #                       need (the debug flavour), print totals
 #   make check          the report scripts on saved logs (tests/check/), no kernel
@@ -98,7 +101,8 @@ FORCE:
 
 # The flavour's kernel and the initramfs, remade if stale; run.sh boots.
 run: $(call kernel,$(call flavour,run)) build/initramfs.cpio
-	@$(S)/run.sh --flavour $(call flavour,run)
+	@$(S)/run.sh --flavour $(call flavour,run) $(if $(RW),--rw) $(if $(KERNEL_LOG),--kernel-log) \
+		$(if $(PM_TEST),--pm-test $(PM_TEST)) $(if $(CMD),-- "$$CMD")
 
 # test.sh asks make for what the chosen tests need (each test's "# needs:"
 # line), so that make test TESTS=10-patches builds no kernel.  (No "+":
