@@ -2,8 +2,8 @@
 #   make run            build the run flavour, boot ./linux: a guest shell on a
 #                       terminal, else a scripted look at the guest;
 #                       CMD='...' runs that in the guest in this directory
-#                       (hostfs, read-only unless RW=1), with its output
-#                       and exit status (KERNEL_LOG=1, PM_TEST=level)
+#                       (CWD= another; hostfs, read-only unless RW=1), with
+#                       its output and exit status (KERNEL_LOG=1, PM_TEST=)
 #   make test           run every test (TESTS= some), building what they
 #                       need (the debug flavour), print totals
 #   make check          the report scripts on saved logs (tests/check/), no kernel
@@ -100,9 +100,11 @@ FORCE:
 # ---- Commands.
 
 # The flavour's kernel and the initramfs, remade if stale; run.sh boots.
+# CMD as typed: $(value) keeps a shell's $? or $1 from make's expansion.
+run_cmd = $(if $(value CMD),-- '$(subst ','\'',$(value CMD))')
 run: $(call kernel,$(call flavour,run)) build/initramfs.cpio
 	@$(S)/run.sh --flavour $(call flavour,run) $(if $(RW),--rw) $(if $(KERNEL_LOG),--kernel-log) \
-		$(if $(PM_TEST),--pm-test $(PM_TEST)) $(if $(CMD),-- "$$CMD")
+		$(if $(PM_TEST),--pm-test $(PM_TEST)) $(if $(CWD),--cwd '$(CWD)') $(run_cmd)
 
 # test.sh asks make for what the chosen tests need (each test's "# needs:"
 # line), so that make test TESTS=10-patches builds no kernel.  (No "+":
