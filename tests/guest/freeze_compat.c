@@ -11,7 +11,11 @@
  *     worker ("iou-wrk-PID") with a poll-armed pipe read pending, and an
  *     io-wq worker blocked in a splice: threads of the process that never
  *     return to user space (PF_USER_WORKER).  The freeze succeeds and the
- *     rings work after the thaw.
+ *     rings work after the thaw.  And a thread waiting for a completion
+ *     (io_uring_enter() with min_complete 1): plain, DEFER_TASKRUN, with
+ *     an EXT_ARG timeout, and an IORING_UNREGISTER_FILES quiesce; their
+ *     loops clear TIF_NOTIFY_SIGNAL and end only on task_sigpending(): the
+ *     freeze succeeds and each returns EINTR, with both freezers.
  *  2. cgroup v2: tasks frozen through cgroup.freeze stay frozen across a
  *     system freeze, which succeeds.
  *  3. System calls sleeping interruptibly, freezable or not: for each one
@@ -26,6 +30,12 @@
  *     freezer of 6.12 too; kernel-patches/0002 fixes it for both.
  *  5. OOM: a task frozen by the system freeze and then chosen by the OOM
  *     killer exits, so that oom_killer_disable() and the freeze succeed.
+ *  6. A freezable kernel thread in an uninterruptible sleep with a
+ *     timeout freezes at once.
+ *  7. Core dumps: a multi-threaded process dumping a large core, to a
+ *     file and to a pipe, while the freeze starts: dump_interrupted()
+ *     tests only task_sigpending(); the freeze succeeds and cuts the dump
+ *     short with both freezers.
  *
  * Every test freezes through the standard interface (pm_test=freezer,
  * "echo freeze > /sys/power/state": freeze, pm_test_delay and thaw inside
@@ -49,8 +59,9 @@
  *    nanosleep(), clock_nanosleep(), wait4(), waitid().
  *  - freezable, uninterruptible or killable: frozen in place by both
  *    freezers: vfork() (freeze_scenarios), coredump waits, umh waits.
- *  - not freezable, interruptible: both freezers wake it (the classic one
- *    with a fake signal), so both give the same result.  Restarted, so
+ *  - not freezable, interruptible: both freezers wake it with a fake
+ *    signal (the todo freezer's kick of a user task carries the classic
+ *    freezer's), so both give the same result.  Restarted, so
  *    invisible: read() on a pipe, poll(), select(), msgrcv(),
  *    mq_receive()/mq_timedreceive(), flock(), fcntl(F_SETLKW), accept()
  *    without a timeout, eventfd and signalfd reads, pause() (returns
@@ -77,6 +88,7 @@
 #include <linux/io_uring.h>
 #include <mqueue.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -90,6 +102,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/msg.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/sem.h>
 #include <sys/signalfd.h>
@@ -139,6 +152,19 @@
 /* How long the hog populates before the freeze begins. */
 #define HOG_HEAD_START_US	30000
 
+/* Section 7, core dumps. */
+#define CORE_PATTERN		"/proc/sys/kernel/core_pattern"
+#define CORE_FILE		"/tmp/freeze_compat.core"
+/* The pipe helper: progress and, at end of file, the bytes it read. */
+#define PIPE_CORE_STARTED	"/tmp/freeze_compat.pipecore.started"
+#define PIPE_CORE_BYTES		"/tmp/freeze_compat.pipecore.bytes"
+#define CORE_THREADS		3
+/* The pipe helper reads this much, then naps PIPE_READER_NAP_US. */
+#define PIPE_READER_CHUNK	65536
+#define PIPE_READER_NAP_US	2000
+/* The dump to the pipe: its size and the pace of the reader make it last ~3 s. */
+#define PIPE_CORE_MB		96
+
 /* What one blocking call in a child did (shared, MAP_SHARED). */
 struct call_slot {
 	volatile long ret;
@@ -177,6 +203,8 @@ struct call {
 	size_t len;
 	int flags;
 	int id;
+	/* The kernel function it must sleep in (/proc/<pid>/stack), or NULL. */
+	const char *where;
 };
 
 static void slot_begin(struct call_slot *s)
@@ -373,6 +401,10 @@ FIXTURE(compat) {
 	int sem_id, msg_id;
 	char mq_name[32];
 	int lock_file;
+	/* core_pattern before the test changed it; the core file; pipe helper's files */
+	char saved_core_pattern[256];
+	char core_file[96];
+	int pipe_core;
 };
 
 FIXTURE_SETUP(compat)
@@ -387,6 +419,8 @@ FIXTURE_SETUP(compat)
 	self->sem_id = self->msg_id = -1;
 	self->mq_name[0] = 0;
 	self->lock_file = 0;
+	self->saved_core_pattern[0] = self->core_file[0] = 0;
+	self->pipe_core = 0;
 	REQUIRE_CHOSEN_FREEZER();
 	if (access(PM_TEST, W_OK))
 		SKIP(return, "%s not writable: needs CONFIG_PM_DEBUG and root", PM_TEST);
@@ -429,6 +463,14 @@ FIXTURE_TEARDOWN(compat)
 		unlink(LOCK_FILE);
 	if (self->saved_freeze_timeout[0])
 		write_str(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout);
+	if (self->saved_core_pattern[0])
+		write_str(CORE_PATTERN, self->saved_core_pattern);
+	if (self->core_file[0])
+		unlink(self->core_file);
+	if (self->pipe_core) {
+		unlink(PIPE_CORE_STARTED);
+		unlink(PIPE_CORE_BYTES);
+	}
 	write_str(PM_TEST, "none");
 }
 
@@ -600,6 +642,266 @@ TEST_F(compat, io_wq_worker_blocked_in_splice_freezes)
 	close(out[0]);
 	close(out[1]);
 	uring_exit(&r);
+}
+
+/*
+ * A thread that waits for completions in io_uring_enter() (min_complete
+ * 1, IORING_ENTER_GETEVENTS), the wait of liburing's io_uring_wait_cqe(),
+ * sleeps interruptibly in io_cqring_wait(), which is not freezable; its
+ * loop runs task work, clearing TIF_NOTIFY_SIGNAL, and ends only on
+ * task_sigpending().  The classic freezer's fake signal ends the wait with
+ * -EINTR, and the task freezes on its way out: both freezers must freeze
+ * it and return the same.  The rings are set up in the child that waits.
+ */
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER	(1U << 12)
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN	(1U << 13)
+#endif
+#ifndef IORING_ENTER_EXT_ARG
+#define IORING_ENTER_EXT_ARG		(1U << 3)
+#endif
+
+/* The ring a child waits on; set up before slot_begin(). */
+static int uring_child_ring(struct uring *r, unsigned int flags)
+{
+	int ret = uring_init(r, 8, flags, 50);
+
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+/* io_uring_enter(fd, 0, 1, GETEVENTS): wait for a completion that never comes. */
+static long call_uring_wait(const struct call *c, struct call_slot *s)
+{
+	struct uring r;
+
+	if (uring_child_ring(&r, c->flags))
+		return -2;
+	slot_begin(s);
+	return syscall(__NR_io_uring_enter, r.fd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+}
+
+/* The same with IORING_ENTER_EXT_ARG and a relative timeout of c->timeout_ms. */
+static long call_uring_wait_ext_arg(const struct call *c, struct call_slot *s)
+{
+	struct io_uring_getevents_arg arg;
+	struct __kernel_timespec ts = {
+		.tv_sec = c->timeout_ms / 1000,
+		.tv_nsec = (c->timeout_ms % 1000) * 1000000LL,
+	};
+	struct uring r;
+
+	if (uring_child_ring(&r, c->flags))
+		return -2;
+	memset(&arg, 0, sizeof(arg));
+	arg.sigmask_sz = _NSIG / 8;
+	arg.ts = (unsigned long)&ts;
+	slot_begin(s);
+	s->deadline_ns = s->start_ns + c->timeout_ms * 1000000LL;
+	return syscall(__NR_io_uring_enter, r.fd, 0, 1,
+		       IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg, sizeof(arg));
+}
+
+/*
+ * IORING_UNREGISTER_FILES while a read of a registered pipe (a fixed file)
+ * is pending: io_sqe_files_unregister() waits in io_rsrc_ref_quiesce() for
+ * the request to drop its reference to the file table, interruptibly, in a
+ * loop on io_run_task_work_sig(), which clears TIF_NOTIFY_SIGNAL and ends
+ * the wait only on task_sigpending().
+ */
+static long call_uring_quiesce(const struct call *c, struct call_slot *s)
+{
+	struct io_uring_sqe sqe;
+	struct uring r;
+	int fds[2];
+
+	if (uring_child_ring(&r, c->flags) || pipe(fds))
+		return -2;
+	if (syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_FILES, &fds[0], 1))
+		return -3;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_READ;
+	sqe.fd = 0;			/* index 0 of the registered files */
+	sqe.flags = IOSQE_FIXED_FILE;
+	sqe.addr = (unsigned long)s->buf;
+	sqe.len = 5;
+	sqe.off = (__u64)-1;
+	sqe.user_data = 11;
+	if (uring_submit(&r, &sqe)) {
+		errno = EIO;
+		return -4;
+	}
+	slot_begin(s);
+	return syscall(__NR_io_uring_register, r.fd, IORING_UNREGISTER_FILES, NULL, 0);
+}
+
+/* /proc/<pid>/wchan into @buf; its length, or -1. */
+static int proc_wchan(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	n = read_str(path, buf, size);
+	return n > 0 ? n : -1;
+}
+
+/*
+ * Does /proc/<pid>/stack have a frame in function @fn?  (UML's wchan may
+ * name a stale scheduler frame; the stack is exact.)
+ */
+static int proc_stack_has(pid_t pid, const char *fn)
+{
+	char path[64], buf[4096], want[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	if (read_str(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	snprintf(want, sizeof(want), "] %s+", fn);
+	return strstr(buf, want) != NULL;
+}
+
+/*
+ * Fork the @n io_uring waits and check that each sleeps where it should:
+ * state S, and c->where (io_cqring_wait(), io_rsrc_ref_quiesce()) on its
+ * kernel stack.
+ */
+static void start_uring_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
+			      const struct call *calls, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		self->child[i] = fork_call(&calls[i], i);
+		ASSERT_GE(self->child[i], 0);
+		ASSERT_EQ(0, wait_blocked(self->child[i], i))
+			TH_LOG("%s did not block: %ld (%s)", calls[i].name, sh->slot[i].ret,
+			       errname(sh->slot[i].err));
+	}
+	usleep(50000);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ('S', proc_state(self->child[i]));
+		ASSERT_TRUE(proc_stack_has(self->child[i], calls[i].where))
+			TH_LOG("%s: pid %d not asleep in %s", calls[i].name, self->child[i],
+			       calls[i].where);
+		TH_LOG("%s: pid %d sleeps in %s", calls[i].name, self->child[i], calls[i].where);
+	}
+}
+
+/* Reap the @n io_uring waits, each within @ms of now. */
+static void reap_uring_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
+			     const struct call *calls, int n, int ms)
+{
+	int i, status;
+
+	for (i = 0; i < n; i++) {
+		status = reap_within(self->child[i], ms);
+		ASSERT_NE(-1, status) TH_LOG("%s did not return", calls[i].name);
+		self->child[i] = 0;
+		ASSERT_TRUE(WIFEXITED(status));
+	}
+}
+
+/*
+ * The four waits of io_uring that loop on task_sigpending(), each over one
+ * freeze: the freeze succeeds, and each call returns -EINTR at the freeze
+ * (after the thaw), as the classic freezer's fake signal makes it.
+ */
+static void uring_waits_over_a_freeze(struct __test_metadata *_metadata,
+				      FIXTURE_DATA(compat) *self, const struct call *calls, int n)
+{
+	struct uring probe;
+	struct freeze_window w;
+	int i, ret;
+
+	ret = uring_init(&probe, 8, calls[0].flags, 50);
+	if (ret == -ENOSYS)
+		SKIP(return, "no io_uring (CONFIG_IO_URING)");
+	ASSERT_EQ(0, ret) TH_LOG("io_uring_setup(%#x): %s", calls[0].flags, strerror(-ret));
+	uring_exit(&probe);
+
+	start_uring_calls(_metadata, self, calls, n);
+	ret = freeze(_metadata);
+	if (ret)	/* Not left for the next test's freeze to trip over. */
+		for (i = 0; i < n; i++)
+			kill_child(&self->child[i]);
+	ASSERT_EQ(0, ret) TH_LOG("a task waiting in io_uring refused to freeze");
+	ASSERT_EQ(0, last_freeze_window(&w));
+	reap_uring_calls(_metadata, self, calls, n, 3000);
+	for (i = 0; i < n; i++) {
+		log_call(_metadata, calls[i].name, i, &w);
+		expect_ret(_metadata, calls[i].name, i, -1, EINTR);
+		/* It froze on its way out: user space saw it return after the thaw. */
+		EXPECT_GT(sh->slot[i].end_ns, w.thaw_at_ns)
+			TH_LOG("%s returned while every task was frozen", calls[i].name);
+	}
+}
+
+TEST_F(compat, io_uring_wait_for_a_completion_freezes_with_eintr)
+{
+	const struct call calls[] = {
+		{ .name = "io_uring_enter(min_complete 1)", .fn = call_uring_wait,
+		  .where = "io_cqring_wait" },
+	};
+
+	uring_waits_over_a_freeze(_metadata, self, calls, 1);
+}
+
+TEST_F(compat, io_uring_defer_taskrun_wait_for_a_completion_freezes_with_eintr)
+{
+	const struct call calls[] = {
+		{ .name = "io_uring_enter(min_complete 1), DEFER_TASKRUN", .fn = call_uring_wait,
+		  .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		  .where = "io_cqring_wait" },
+	};
+
+	uring_waits_over_a_freeze(_metadata, self, calls, 1);
+}
+
+/*
+ * With IORING_ENTER_EXT_ARG and a timeout: one longer than the freeze and
+ * one that comes due while every task is frozen.  The freeze wakes both
+ * before their timeouts, so both return -EINTR, not -ETIME, with both
+ * freezers.
+ */
+TEST_F(compat, io_uring_wait_with_ext_arg_timeout_freezes_with_eintr)
+{
+	const struct call calls[] = {
+		{ .name = "io_uring_enter(min_complete 1, EXT_ARG 20 s)",
+		  .fn = call_uring_wait_ext_arg, .timeout_ms = LONG_TIMEOUT_MS,
+		  .where = "io_cqring_wait" },
+		{ .name = "io_uring_enter(min_complete 1, EXT_ARG 1 s), DEFER_TASKRUN",
+		  .fn = call_uring_wait_ext_arg, .timeout_ms = SHORT_TIMEOUT_MS,
+		  .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		  .where = "io_cqring_wait" },
+	};
+	struct freeze_window w;
+	int i;
+
+	ASSERT_EQ(0, setup_pm_test(TIMEOUT_DELAY_S));
+	uring_waits_over_a_freeze(_metadata, self, calls, 2);
+	ASSERT_EQ(0, last_freeze_window(&w));
+	/* The short timeout was due inside the freeze, yet the freeze ended the wait. */
+	EXPECT_LT(w.frozen_at_ns, sh->slot[1].deadline_ns);
+	EXPECT_GT(w.thaw_at_ns, sh->slot[1].deadline_ns);
+	for (i = 0; i < 2; i++)
+		TH_LOG("%s: deadline %.3f ms after every task was frozen",
+		       calls[i].name, (sh->slot[i].deadline_ns - w.frozen_at_ns) / 1e6);
+}
+
+TEST_F(compat, io_uring_unregister_files_quiesce_freezes_with_eintr)
+{
+	const struct call calls[] = {
+		{ .name = "io_uring_register(UNREGISTER_FILES), a fixed-file read pending",
+		  .fn = call_uring_quiesce, .where = "io_rsrc_ref_quiesce" },
+	};
+
+	uring_waits_over_a_freeze(_metadata, self, calls, 1);
 }
 
 /* Counting children for the cgroup tests: they must not run while frozen. */
@@ -1900,12 +2202,279 @@ TEST_F_TIMEOUT(compat, kthread_in_uninterruptible_timed_sleep_freezes_at_once, 9
 		TH_LOG("todo_napper slept its whole nap: no freezer woke it");
 }
 
+/*
+ * 7. Core dumps.  A process of a few threads with a large anonymous mapping
+ * aborts and dumps core while the freeze starts.  The dumping thread runs
+ * in do_coredump(), not asleep freezably: dump_emit() stops the dump when
+ * dump_interrupted() sees task_sigpending(), which the classic freezer's
+ * fake signal sets, so the classic freezer truncates the core and the
+ * freeze does not wait for the dump.  The other threads wait freezably in
+ * coredump_task_exit() and are frozen in place.  To a file (tmpfs) and to
+ * a pipe (core_pattern "|helper", a reader slower than the dump): the
+ * freeze succeeds, and the core is truncated with both freezers.
+ */
+
+static void *core_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+/*
+ * The crashing child: CORE_THREADS threads, @mb MiB of anonymous memory
+ * written, then abort().  It dumps core with RLIMIT_CORE unlimited.
+ */
+static __attribute__((noreturn)) void core_crasher(size_t mb)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	pthread_t t;
+	size_t i, len = mb << 20;
+	char *p;
+
+	if (setrlimit(RLIMIT_CORE, &rl))
+		_exit(2);
+	for (i = 0; i < CORE_THREADS; i++)
+		if (pthread_create(&t, NULL, core_thread, NULL))
+			_exit(3);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(4);
+	for (i = 0; i < len; i += 4096)
+		p[i] = (char)(i >> 12) | 1;
+	sh->ready[0] = 1;
+	while (!sh->ready[1])
+		usleep(1000);
+	abort();
+}
+
+/*
+ * The core_pattern pipe helper ("freeze_compat coredump-reader"): reads
+ * the core from stdin, PIPE_READER_CHUNK bytes and then a nap at a time,
+ * so that the dump waits for it in pipe_write(); writes PIPE_CORE_STARTED
+ * after the first MiB and the byte count to PIPE_CORE_BYTES at the end.
+ */
+static int coredump_reader(void)
+{
+	static char buf[PIPE_READER_CHUNK];
+	long long total = 0;
+	char text[32];
+	int started = 0, fd;
+	ssize_t n;
+
+	for (;;) {
+		n = read(0, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+		if (!started && total >= (1 << 20)) {
+			close(open(PIPE_CORE_STARTED, O_WRONLY | O_CREAT, 0644));
+			started = 1;
+		}
+		usleep(PIPE_READER_NAP_US);
+	}
+	snprintf(text, sizeof(text), "%lld\n", total);
+	/* Written whole, then renamed: the test reads it as soon as it exists. */
+	fd = open(PIPE_CORE_BYTES ".tmp", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, text, strlen(text)) < 0)
+		return 1;
+	close(fd);
+	return rename(PIPE_CORE_BYTES ".tmp", PIPE_CORE_BYTES) ? 1 : 0;
+}
+
+/* Size of @path, or -1. */
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+/* Set core_pattern to @pattern, saving the old one in the fixture. */
+static int set_core_pattern(FIXTURE_DATA(compat) *self, const char *pattern)
+{
+	if (!self->saved_core_pattern[0]) {
+		if (read_str(CORE_PATTERN, self->saved_core_pattern,
+			     sizeof(self->saved_core_pattern)) <= 0)
+			return -1;
+		self->saved_core_pattern[strcspn(self->saved_core_pattern, "\n")] = 0;
+	}
+	return write_str(CORE_PATTERN, pattern);
+}
+
+/* Fork the crasher of @mb MiB; it aborts once told to (sh->ready[1]). */
+static pid_t start_crasher(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
+			   size_t mb)
+{
+	int tries;
+
+	sh->ready[0] = sh->ready[1] = 0;
+	self->child[0] = fork();
+	if (self->child[0] == 0)
+		core_crasher(mb);
+	for (tries = 0; tries < 6000 && !sh->ready[0]; tries++)
+		usleep(5000);
+	return sh->ready[0] ? self->child[0] : -1;
+}
+
+/*
+ * Log the state and wchan of every thread of @pid; how many are in one of
+ * the @states.
+ */
+static int log_threads(struct __test_metadata *_metadata, pid_t pid, const char *when,
+		       const char *states)
+{
+	char path[96], wchan[64];
+	struct dirent *de;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		pid_t tid;
+		char st;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		tid = atoi(de->d_name);
+		st = proc_state(tid);
+		if (proc_wchan(tid, wchan, sizeof(wchan)) < 0)
+			strcpy(wchan, "?");
+		TH_LOG("%s: thread %d state '%c' wchan %s", when, tid, st, wchan);
+		n += st && strchr(states, st) != NULL;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Reap the crasher; log how it ended; its status or -1. */
+static int reap_crasher(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self, int ms)
+{
+	int status = reap_within(self->child[0], ms);
+
+	if (status == -1)
+		return -1;
+	self->child[0] = 0;
+	TH_LOG("crasher: %s %d%s", WIFSIGNALED(status) ? "signal" : "exit",
+	       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+	       WIFSIGNALED(status) && WCOREDUMP(status) ? ", core dumped" : "");
+	return status;
+}
+
+/* The anonymous memory of the file test: enough, without running out. */
+static size_t core_file_mb(void)
+{
+	long avail_kb = meminfo_kb("MemAvailable");
+	size_t mb = 256;
+
+	/* The mapping and its core, both in memory, and some left over. */
+	if (avail_kb > 0 && (size_t)avail_kb * 35 / 100 / 1024 < mb)
+		mb = avail_kb * 35 / 100 / 1024;
+	return mb;
+}
+
+TEST_F_TIMEOUT(compat, core_dump_to_a_file_is_truncated_by_the_freeze, 90)
+{
+	long long at_freeze, final, full;
+	size_t mb = core_file_mb();
+	char path[64];
+	int status, tries;
+	pid_t pid;
+
+	ASSERT_LT(32UL, mb) TH_LOG("too little memory for the test: %zu MiB", mb);
+	full = (long long)mb << 20;
+	pid = start_crasher(_metadata, self, mb);
+	ASSERT_LT(0, pid) TH_LOG("the crasher did not get ready");
+	snprintf(path, sizeof(path), "%s.%d", CORE_FILE, pid);
+	unlink(path);
+	ASSERT_EQ(0, set_core_pattern(self, CORE_FILE ".%p"));
+	snprintf(self->core_file, sizeof(self->core_file), "%s", path);
+	TH_LOG("crasher %d: %d threads, %zu MiB written", pid, CORE_THREADS + 1, mb);
+
+	sh->ready[1] = 1;
+	/* The dump is under way: the core has its first MiBs, far from all. */
+	for (tries = 0; tries < 2000 && file_size(path) < (4 << 20); tries++)
+		usleep(500);
+	at_freeze = file_size(path);
+	ASSERT_LE(4 << 20, at_freeze) TH_LOG("the dump did not start: core %lld bytes", at_freeze);
+	/* The other threads wait for the dump in coredump_task_exit() (TASK_IDLE: I). */
+	ASSERT_LE(CORE_THREADS, log_threads(_metadata, pid, "dumping", "DI"));
+	ASSERT_GT(full / 4, at_freeze)
+		TH_LOG("the dump went too fast to test: %lld of %lld bytes before the freeze",
+		       at_freeze, full);
+
+	EXPECT_EQ(0, freeze(_metadata));
+
+	status = reap_crasher(_metadata, self, 60000);
+	ASSERT_NE(-1, status) TH_LOG("the crasher did not end");
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	final = file_size(path);
+	TH_LOG("core: %lld bytes when the freeze began, %lld in the end, of at least %lld",
+	       at_freeze, final, full);
+	/* The classic freezer's fake signal stopped the dump at the freeze. */
+	EXPECT_GT(full / 2, final) TH_LOG("the freeze did not interrupt the core dump");
+}
+
+TEST_F_TIMEOUT(compat, core_dump_to_a_pipe_is_truncated_by_the_freeze, 90)
+{
+	char exe[PATH_MAX], pattern[PATH_MAX + 64], buf[64];
+	long long full = (long long)PIPE_CORE_MB << 20, bytes;
+	int status, tries;
+	ssize_t n;
+	pid_t pid;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, n);
+	exe[n] = 0;
+	unlink(PIPE_CORE_STARTED);
+	unlink(PIPE_CORE_BYTES);
+	self->pipe_core = 1;
+	snprintf(pattern, sizeof(pattern), "|%s coredump-reader", exe);
+	pid = start_crasher(_metadata, self, PIPE_CORE_MB);
+	ASSERT_LT(0, pid) TH_LOG("the crasher did not get ready");
+	ASSERT_EQ(0, set_core_pattern(self, pattern));
+
+	sh->ready[1] = 1;
+	for (tries = 0; tries < 2000 && access(PIPE_CORE_STARTED, F_OK); tries++)
+		usleep(5000);
+	ASSERT_EQ(0, access(PIPE_CORE_STARTED, F_OK)) TH_LOG("the pipe helper did not start reading");
+	/* The dumping thread (the one that aborted) waits for the slow reader. */
+	for (tries = 0; tries < 400; tries++) {
+		if (proc_state(pid) == 'S' && proc_stack_has(pid, "pipe_write"))
+			break;
+		usleep(5000);
+	}
+	ASSERT_LE(CORE_THREADS, log_threads(_metadata, pid, "dumping", "DI"));
+	ASSERT_TRUE(proc_stack_has(pid, "pipe_write")) TH_LOG("the dump does not wait for the pipe");
+
+	EXPECT_EQ(0, freeze(_metadata));
+
+	status = reap_crasher(_metadata, self, 60000);
+	ASSERT_NE(-1, status) TH_LOG("the crasher did not end");
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	for (tries = 0; tries < 2000 && read_str(PIPE_CORE_BYTES, buf, sizeof(buf)) <= 0; tries++)
+		usleep(5000);
+	ASSERT_LT(0, read_str(PIPE_CORE_BYTES, buf, sizeof(buf))) TH_LOG("the helper did not finish");
+	bytes = atoll(buf);
+	TH_LOG("core: the helper read %lld bytes, of at least %lld", bytes, full);
+	EXPECT_GT(full / 2, bytes) TH_LOG("the freeze did not interrupt the core dump");
+}
+
 /* The settings this program changes, restored when it exits. */
 static struct saved_setting settings[] = {
 	{ .path = PM_FREEZE_TIMEOUT },
+	{ .path = CORE_PATTERN },
 };
 
 int main(int argc, char **argv)
 {
+	/* Run by the kernel as the core_pattern pipe helper of section 7. */
+	if (argc > 1 && !strcmp(argv[1], "coredump-reader"))
+		return coredump_reader();
 	return freezer_test_main(argc, argv, settings, sizeof(settings) / sizeof(settings[0]));
 }
