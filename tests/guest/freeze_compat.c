@@ -771,19 +771,15 @@ static int proc_stack_has(pid_t pid, const char *fn)
  * state S, and c->where (io_cqring_wait(), io_rsrc_ref_quiesce()) on its
  * kernel stack.
  */
+static void start_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
+			const struct call *calls, int n);
+
 static void start_uring_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
 			      const struct call *calls, int n)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		self->child[i] = fork_call(&calls[i], i);
-		ASSERT_GE(self->child[i], 0);
-		ASSERT_EQ(0, wait_blocked(self->child[i], i))
-			TH_LOG("%s did not block: %ld (%s)", calls[i].name, sh->slot[i].ret,
-			       errname(sh->slot[i].err));
-	}
-	usleep(50000);
+	start_calls(_metadata, self, calls, n);
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ('S', proc_state(self->child[i]));
 		ASSERT_TRUE(proc_stack_has(self->child[i], calls[i].where))
