@@ -766,14 +766,17 @@ static int proc_stack_has(pid_t pid, const char *fn)
 	return strstr(buf, want) != NULL;
 }
 
+/* Shared with the sleeps of section 3, below. */
+static void start_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
+			const struct call *calls, int n);
+static void reap_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
+		       const struct call *calls, int n, int ms);
+
 /*
  * Fork the @n io_uring waits and check that each sleeps where it should:
  * state S, and c->where (io_cqring_wait(), io_rsrc_ref_quiesce()) on its
  * kernel stack.
  */
-static void start_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
-			const struct call *calls, int n);
-
 static void start_uring_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
 			      const struct call *calls, int n)
 {
@@ -786,20 +789,6 @@ static void start_uring_calls(struct __test_metadata *_metadata, FIXTURE_DATA(co
 			TH_LOG("%s: pid %d not asleep in %s", calls[i].name, self->child[i],
 			       calls[i].where);
 		TH_LOG("%s: pid %d sleeps in %s", calls[i].name, self->child[i], calls[i].where);
-	}
-}
-
-/* Reap the @n io_uring waits, each within @ms of now. */
-static void reap_uring_calls(struct __test_metadata *_metadata, FIXTURE_DATA(compat) *self,
-			     const struct call *calls, int n, int ms)
-{
-	int i, status;
-
-	for (i = 0; i < n; i++) {
-		status = reap_within(self->child[i], ms);
-		ASSERT_NE(-1, status) TH_LOG("%s did not return", calls[i].name);
-		self->child[i] = 0;
-		ASSERT_TRUE(WIFEXITED(status));
 	}
 }
 
@@ -828,7 +817,7 @@ static void uring_waits_over_a_freeze(struct __test_metadata *_metadata,
 			kill_child(&self->child[i]);
 	ASSERT_EQ(0, ret) TH_LOG("a task waiting in io_uring refused to freeze");
 	ASSERT_EQ(0, last_freeze_window(&w));
-	reap_uring_calls(_metadata, self, calls, n, 3000);
+	reap_calls(_metadata, self, calls, n, 3000);
 	for (i = 0; i < n; i++) {
 		log_call(_metadata, calls[i].name, i, &w);
 		expect_ret(_metadata, calls[i].name, i, -1, EINTR);
