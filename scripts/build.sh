@@ -28,6 +28,7 @@ main() {
 	obj=$(obj_dir "$FLAVOUR")
 	arch=$(flavour_arch "$FLAVOUR")
 	image=$obj/$(flavour_image "$FLAVOUR")
+	hold_lock "$obj.lock" "${obj#"$TOP"/}"
 	[ -f "$obj/.config" ] || die "no ${obj#"$TOP"/}/.config" "configure and build: make build FLAVOUR=$FLAVOUR"
 	log=$LOGS/build-$FLAVOUR.log
 	jobs=$(nproc)

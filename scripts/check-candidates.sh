@@ -8,6 +8,8 @@
 # "candidates" (scripts/guest/candidates.sh): a freeze with each freezer.
 # So a submission of the candidates would not lean on the aids.
 # Exit: 0 when the guest passed; the boot's exit status otherwise.
+# Usage: scripts/check-candidates.sh [--build-only]   (apply and build, no
+# boot: make test builds it so in the background)
 . "$(dirname "$0")/lib.sh"
 
 # The same layout as build/src and build/obj-run: the compiler sees the
@@ -63,16 +65,25 @@ prepare_tree() {
 }
 
 main() {
-	local n
+	local n build_only=0
+	case ${1:-} in
+	"") ;;
+	--build-only) build_only=1 ;;
+	*) die "unknown argument '$1'" "usage: scripts/check-candidates.sh [--build-only]" ;;
+	esac
 	[ -d "$SRC/.git" ] || die "no pristine tree at $SRC" "run: make source"
 	n=$(candidates | wc -l)
-	stage "the $n upstream candidates alone: apply, build, boot"
+	stage "the $n upstream candidates alone: apply, build$([ "$build_only" -eq 1 ] || echo ", boot")"
+	# The tree is rewritten before config.sh and build.sh lock the object
+	# dir: one check at a time (make test builds it in the background).
+	hold_lock "$DIR/src.lock" "the candidates tree ${TREE#"$TOP"/}"
 	prepare_tree
 	export KERNEL_SRC=$TREE OBJ_DIR=$OBJ BUILD_LOGS=$LOGS/candidates
 	"$TOP/scripts/config.sh" --flavour run
 	"$TOP/scripts/build.sh" --flavour run ||
 		die "the candidates alone do not build" "see $BUILD_LOGS/build-run.log"
 	unset KERNEL_SRC BUILD_LOGS
+	[ "$build_only" -eq 0 ] || exit 0
 	OBJ_DIR=$OBJ exec "$TOP/scripts/boot.sh" --flavour run --job candidates --timeout 300 \
 		--show "${SHOW:-guest}" --log "$LOGS/candidates.log"
 }

@@ -45,6 +45,7 @@ main() {
 		[ -f "$CONFIGS/$f.config" ] || die "config fragment $CONFIGS/$f.config is missing"
 		frags+=("$CONFIGS/$f.config")
 	done
+	hold_lock "$OBJ.lock" "${OBJ#"$TOP"/}"
 	mkdir -p "$OBJ"
 	if [ "$base" = allnoconfig ]; then
 		# -n: merge_config.sh runs allnoconfig with the fragments as

@@ -64,7 +64,9 @@ show_timings() {
 	local t line=""
 	for t in "${timings[@]}"; do line+="${line:+, }$t"; done
 	info "stage times (s), kernel builds and guest boots under the step or test that did them:"
-	printf '%s\n' "${table[@]}" "$(printf '  %-58s %5d' total "$((SECONDS - start))")"
+	printf '%s\n' "${table[@]}"
+	[ -z "$background_pid" ] || background_rows
+	printf '  %-58s %5d\n' total "$((SECONDS - start))"
 	info "took: $line; total $((SECONDS - start)) s"
 }
 
@@ -83,6 +85,53 @@ kvm_verdict() {
 	else
 		info "KVM: not probed: no $QEMU (package qemu-system-x86)"
 	fi
+}
+
+# Kernels that only the last tests need are built in the background,
+# niced, while the tests on the kernel built first run (UML runs on one
+# core): a test says so with a line "# builds: COMMAND" (a make target or
+# a script, run from the top), and the tests that have one run after the
+# others, in their order.  A test waits for its kernel through the object
+# dir's lock (hold_lock in lib.sh); a background build that failed is
+# built again by its test, which reports the error.
+background_pid=""
+BACKGROUND_LOG=$LOGS/test-background-builds.log
+BACKGROUND_TIMES=$LOGS/test-stage-times-background.tsv
+
+# builds_of FILE...: the "# builds:" commands, each once, in order.
+builds_of() { sed -n 's/^# builds: //p' "$@" | awk '!seen[$0]++'; }
+
+start_background_builds() {
+	local cmds=()
+	mapfile -t cmds < <(builds_of "$@")
+	[ ${#cmds[@]} -gt 0 ] || return 0
+	info "building in the background, niced, while the other tests run: $(printf '%s; ' "${cmds[@]}")log: ${BACKGROUND_LOG#"$TOP"/}"
+	: >"$BACKGROUND_TIMES"
+	# setsid: its own process group, so that an interrupted make test
+	# stops the builds too (trap below).
+	STAGE_TIMES=$BACKGROUND_TIMES setsid nice -n 10 bash -c '
+		cd "$1" || exit 1
+		shift
+		for cmd; do
+			echo "[$(date +%H:%M:%S)] background: \$ $cmd"
+			bash -c "$cmd" </dev/null ||
+				echo "[$(date +%H:%M:%S)] background: failed: $cmd (the test that needs it builds again)"
+		done
+		echo "[$(date +%H:%M:%S)] background: done in $SECONDS s"' background "$TOP" "${cmds[@]}" >"$BACKGROUND_LOG" 2>&1 &
+	background_pid=$!
+	trap 'kill -- -"$background_pid" 2>/dev/null || true' EXIT
+}
+
+# The background builds' rows of the stage table, after the tests they
+# ran beside.
+background_rows() {
+	local row secs
+	wait "$background_pid" 2>/dev/null || true
+	secs=$(sed -n 's/.* background: done in \([0-9]*\) s$/\1/p' "$BACKGROUND_LOG")
+	printf '  %-58s %5s\n' "background builds (niced, beside the tests above)" "${secs:-?}"
+	while IFS=$'\t' read -r row secs; do
+		printf '    %-56s %5d\n' "$row" "$secs"
+	done <"$BACKGROUND_TIMES"
 }
 
 # run_tests FILE...: run each test script, show and record its results.
@@ -131,7 +180,7 @@ finish() {
 }
 
 main() {
-	local t tests=() needs=() check=0
+	local t tests=() late=() needs=() check=0
 	start=$SECONDS
 	export TEST_FLAVOUR
 	TEST_FLAVOUR=$(default_flavour test)
@@ -156,7 +205,13 @@ main() {
 	[ "$check" -eq 0 ] || finish
 	mapfile -t needs < <(sed -n 's/^# needs: //p' "${tests[@]}" | tr -s ' ' '\n' | grep . | sort -u)
 	[ ${#needs[@]} -eq 0 ] || timed build tabled "make ${needs[*]} (flavour $TEST_FLAVOUR)" make_needs "${needs[@]}" || finish
-	timed tests run_tests "${tests[@]}"
+	mapfile -t late < <(grep -l '^# builds: ' "${tests[@]}" || true)
+	mapfile -t tests < <(grep -L '^# builds: ' "${tests[@]}" || true)
+	if [ ${#late[@]} -gt 0 ]; then
+		info "these tests run last, once the kernels they build are built: $(basename -a "${late[@]}" | sed 's/\.sh$//' | paste -sd' ')"
+		start_background_builds "${late[@]}"
+	fi
+	timed tests run_tests "${tests[@]}" "${late[@]}"
 	finish
 }
 

@@ -2,6 +2,7 @@
 # The upstream candidates alone apply to the pristine source, build and
 # boot, and freeze with each freezer (scripts/check-candidates.sh).
 # needs: initramfs
+# builds: scripts/check-candidates.sh --build-only
 . "$(dirname "$0")/lib.sh"
 
 log=$LOGS/candidates.log

@@ -5,6 +5,7 @@
 # once per freezer.  KCSAN or lockdep reports in the todo list or freezer
 # code fail; others are listed.  The full run is "make smp-test".
 # needs: initramfs
+# builds: make build FLAVOUR=smp
 . "$(dirname "$0")/lib.sh"
 
 if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp >"$LOGS/smp-smoke-build.log" 2>&1; then

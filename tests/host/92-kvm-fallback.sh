@@ -10,6 +10,7 @@
 # SMP_ACCEL=kvm forcing KVM the aborting case fails: the fallback is what
 # makes it pass.
 # needs: initramfs
+# builds: make build FLAVOUR=smp
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(scratch)
