@@ -33,7 +33,9 @@ main() {
 	log=$LOGS/build-$FLAVOUR.log
 	jobs=$(nproc)
 	# Let clones of this repo at other paths (CI) share ccache entries.
-	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true
+	# Depend mode: a miss costs no extra preprocessor run (kbuild passes
+	# -MMD), about a tenth of the CPU of a cold build.
+	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true CCACHE_DEPEND=true
 	stage "building '$FLAVOUR' (log: ${log#"$TOP"/})"
 	start=$SECONDS
 	: >"$log"

@@ -88,8 +88,8 @@ kvm_verdict() {
 }
 
 # Kernels that only the last tests need are built in the background,
-# niced, while the tests on the kernel built first run (UML runs on one
-# core): a test says so with a line "# builds: COMMAND" (a make target or
+# niced, while the kernel the other tests need builds and while those
+# tests run (UML runs on one core): a test says so with a line "# builds: COMMAND" (a make target or
 # a script, run from the top), and the tests that have one run after the
 # others, in their order.  A test waits for its kernel through the object
 # dir's lock (hold_lock in lib.sh); a background build that failed is
@@ -105,7 +105,7 @@ start_background_builds() {
 	local cmds=()
 	mapfile -t cmds < <(builds_of "$@")
 	[ ${#cmds[@]} -gt 0 ] || return 0
-	info "building in the background, niced, while the other tests run: $(printf '%s; ' "${cmds[@]}")log: ${BACKGROUND_LOG#"$TOP"/}"
+	info "building in the background, niced, beside the other builds and tests: $(printf '%s; ' "${cmds[@]}")log: ${BACKGROUND_LOG#"$TOP"/}"
 	: >"$BACKGROUND_TIMES"
 	# setsid: its own process group, so that an interrupted make test
 	# stops the builds too (trap below).
@@ -128,7 +128,7 @@ background_rows() {
 	local row secs
 	wait "$background_pid" 2>/dev/null || true
 	secs=$(sed -n 's/.* background: done in \([0-9]*\) s$/\1/p' "$BACKGROUND_LOG")
-	printf '  %-58s %5s\n' "background builds (niced, beside the tests above)" "${secs:-?}"
+	printf '  %-58s %5s\n' "background builds (niced, beside the steps above)" "${secs:-?}"
 	while IFS=$'\t' read -r row secs; do
 		printf '    %-56s %5d\n' "$row" "$secs"
 	done <"$BACKGROUND_TIMES"
@@ -204,13 +204,15 @@ main() {
 	timed check run_tests "$TOP"/tests/check/[0-9]*.sh
 	[ "$check" -eq 0 ] || finish
 	mapfile -t needs < <(sed -n 's/^# needs: //p' "${tests[@]}" | tr -s ' ' '\n' | grep . | sort -u)
-	[ ${#needs[@]} -eq 0 ] || timed build tabled "make ${needs[*]} (flavour $TEST_FLAVOUR)" make_needs "${needs[@]}" || finish
 	mapfile -t late < <(grep -l '^# builds: ' "${tests[@]}" || true)
 	mapfile -t tests < <(grep -L '^# builds: ' "${tests[@]}" || true)
+	# Started before the needs: a kernel build leaves a core idle in its
+	# serial steps (linking, kallsyms), which the niced builds take.
 	if [ ${#late[@]} -gt 0 ]; then
 		info "these tests run last, once the kernels they build are built: $(basename -a "${late[@]}" | sed 's/\.sh$//' | paste -sd' ')"
 		start_background_builds "${late[@]}"
 	fi
+	[ ${#needs[@]} -eq 0 ] || timed build tabled "make ${needs[*]} (flavour $TEST_FLAVOUR)" make_needs "${needs[@]}" || finish
 	timed tests run_tests "${tests[@]}" "${late[@]}"
 	finish
 }
