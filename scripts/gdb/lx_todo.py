@@ -28,8 +28,7 @@ task_type = utils.CachedType("struct task_struct")
 
 # Kernel constants gdb cannot read from DWARF (they are #defines), for the
 # UML x86_64 6.12 kernel of this project.
-TASK_UNINTERRUPTIBLE = 0x0002   # include/linux/sched.h
-TASK_FROZEN = 0x8000
+TASK_FROZEN = 0x8000            # include/linux/sched.h
 PF_NOFREEZE = 0x00008000
 PF_KTHREAD = 0x00200000
 PF_SUSPEND_TASK = 0x80000000
@@ -105,6 +104,46 @@ def symbol_name(addr):
     if out.startswith("No symbol"):
         return "0x%x" % addr
     return out.split(" in section")[0].replace(" + ", "+")
+
+
+def function_range(name):
+    """[start, end) of the code of function NAME, or None (inlined)."""
+    sym = gdb.lookup_static_symbol(name) or gdb.lookup_global_symbol(name)
+    if sym is None or sym.addr_class != gdb.SYMBOL_LOC_BLOCK:
+        return None
+    block = gdb.block_for_pc(int(sym.value().address))
+    while block is not None and block.function is None:
+        block = block.superblock
+    return None if block is None else (int(block.start), int(block.end))
+
+
+def saved_sp(task):
+    """The stack pointer a sleeping TASK was switched out with."""
+    thread = task['thread']
+    if has_member("struct thread_struct", "sp"):      # x86
+        return int(thread['sp'])
+    return int(thread['switch_buf'][0]['__rsp'])        # UML x86_64
+
+
+def sleeping_in(task, names):
+    """The first function of NAMES with a return address on the stack of
+    the sleeping TASK, read from its saved stack pointer up as the
+    kernel's __get_wchan() reads it; None if none is there."""
+    ranges = [(n, function_range(n)) for n in names]
+    ranges = [(n, r) for n, r in ranges if r is not None]
+    stack = int(task['stack'])
+    size = gdb.lookup_type("union thread_union").sizeof
+    sp = saved_sp(task)
+    if not ranges or not stack <= sp < stack + size:
+        return None
+    mem = gdb.selected_inferior().read_memory(sp, stack + size - sp)
+    words = memoryview(mem).cast("B")
+    for off in range(0, len(words) - 7, 8):
+        word = int.from_bytes(words[off:off + 8], "little")
+        for name, (start, end) in ranges:
+            if start <= word < end:
+                return name
+    return None
 
 
 def task_arg(value):
@@ -259,10 +298,18 @@ def classify(fs, task):
     tif = tif_flags(task)
     queued = int(task['freeze_todo']['next']) != 0
     if state & TASK_FROZEN:
-        if state & TASK_UNINTERRUPTIBLE:
+        # Both waits are TASK_FROZEN with saved_state TASK_RUNNING; the
+        # stack tells them apart (todo_refrigerator() is the inner frame
+        # when __refrigerator() diverted to it).
+        where = None
+        if int(task['saved_state']) == 0:
+            where = sleeping_in(task, ("todo_refrigerator", "__refrigerator"))
+        if where == "todo_refrigerator":
             why = "todo wait (todo_refrigerator)"
-        elif int(task['saved_state']) == 0:
+        elif where == "__refrigerator":
             why = "refrigerator (__refrigerator)"
+        elif int(task['saved_state']) == 0:
+            why = "frozen, not in a refrigerator's frame"
         else:
             why = "in place, was 0x%x" % int(task['saved_state'])
         if queued:
@@ -303,8 +350,9 @@ named.  The header shows the freezing conditions and the todo freezer's
 counters.  Each task is in exactly one state, tested in this order:
 
   frozen         frozen(p): __state & TASK_FROZEN.  "todo wait" is the
-                 todo freezer's wait (TASK_UNINTERRUPTIBLE|TASK_FROZEN);
-                 "refrigerator" the classic one; "in place" a task frozen
+                 todo freezer's wait, "refrigerator" the classic one
+                 (which function is on the task's stack: both are
+                 TASK_FROZEN alone); "in place" a task frozen
                  where it slept (stopped, traced, freezable sleep), with
                  the state it had (saved_state).
   freezing       freezing(p) as the kernel computes it (freezer_active,

@@ -20,7 +20,7 @@ next
 next
 next
 next
-tbreak task_todo_add if $_streq(task->comm, "freeze_me")
+tbreak task_todo_queue if $_streq(task->comm, "freeze_me")
 continue
 finish
 lx-todo

@@ -2,8 +2,9 @@
 # make smp-test: the series on the x86_64 kernel with 4 vCPUs (KCSAN +
 # lockdep).  KUnit (task_todo, todo_freezer) ran at boot.  smp_level= on
 # the kernel command line picks what follows:
-#   smoke  freeze_scenarios once per freezer (tests/host/*-smp-smoke.sh)
-#   full   (default) also task_todo, the SMP hammer on both freezers
+#   smoke  freeze_scenarios once per freezer, and task_todo (the generic
+#          entry code's kick, which UML does not use) (tests/host/*-smp-smoke.sh)
+#   full   (default) also the SMP hammer on both freezers
 #          (smp_hammer_cycles=, default 200), smp_cycles= (default 1000)
 #          freeze/thaw cycles of the todo freezer under churn, the
 #          churners spread over all CPUs, and freeze_bugs.
@@ -47,12 +48,12 @@ job() {
 	done
 	kcsan on
 	echo todo >/sys/power/freezer || rc=1
+	run_prog task_todo /tests/task_todo
 	[ "$level" = smoke ] || full
 	run_prog kcsan kcsan_watched
 }
 
 full() {
-	run_prog task_todo /tests/task_todo
 	for freezer in todo classic; do
 		run_prog "smp_hammer.$freezer" /tests/smp_hammer "$hammer" "$freezer"
 	done

@@ -20,6 +20,7 @@
 
 #include "kselftest_harness.h"
 #include "guest.h"
+#include "uring.h"
 
 #define TRIGGER_DIR	"/sys/kernel/debug/task_todo"
 #define QUEUE		TRIGGER_DIR "/queue"
@@ -38,7 +39,7 @@ struct shared {
 	volatile unsigned long long loops;
 	volatile long ret;
 	volatile int err;
-	volatile long long started_ns, elapsed_ns;
+	volatile long long started_ns, elapsed_ns, returned_ns;
 	char buf[16];
 };
 
@@ -311,6 +312,59 @@ TEST_F(todo, tracepoints_report_add_and_run)
 	fclose(f);
 	EXPECT_TRUE(saw_add);
 	EXPECT_TRUE(saw_run);
+}
+
+/*
+ * An item whose kick was eaten still runs on the way back to user mode.
+ * io_uring_enter() waiting for a completion runs task_work, which clears
+ * TIF_NOTIFY_SIGNAL, and sleeps on; the item stays queued.  When a
+ * completion ends the wait, the task must run the item before its next
+ * instruction in user space, not at some later kick: with the generic
+ * entry code (x86) the kick also sets TIF_NOTIFY_RESUME, which only the
+ * return to user mode consumes; UML's TIF_TASK_TODO survives anyway.
+ */
+TEST_F(todo, item_kicked_in_an_io_uring_wait_runs_on_return_to_user)
+{
+	struct io_uring_sqe sqe;
+	struct ran r = { 0 };
+	struct uring ring;
+	int err;
+
+	err = uring_init(&ring, 4, 0, 0);
+	if (err == -ENOSYS)
+		SKIP(return, "no io_uring (CONFIG_IO_URING)");
+	ASSERT_EQ(0, err);
+	self->child = fork();
+	ASSERT_GE(self->child, 0);
+	if (self->child == 0) {
+		prctl(PR_SET_NAME, "todo-uring");
+		self->sh->ret = syscall(__NR_io_uring_enter, ring.fd, 0, 1,
+					IORING_ENTER_GETEVENTS, NULL, 0);
+		self->sh->err = errno;
+		self->sh->returned_ns = now_ns();
+		for (;;)
+			pause();
+	}
+	ASSERT_TRUE(wait_state(self->child, 'S'));
+	ASSERT_EQ(0, queue_on(self->child));
+	/* Woken by the kick, the wait finds no completion and sleeps again. */
+	usleep(100000);
+	ASSERT_TRUE(wait_state(self->child, 'S'));
+	if (find_ran(self->child, &r) || self->sh->returned_ns)
+		SKIP(goto out, "the kick ended the wait: nothing was eaten");
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_NOP;
+	ASSERT_EQ(0, uring_submit(&ring, &sqe));
+	EXPECT_TRUE(wait_ran(self->child, &r, 2000))
+		TH_LOG("item left queued after io_uring_enter() returned %ld (errno %d)",
+		       (long)self->sh->ret, self->sh->err);
+	EXPECT_EQ(0, self->sh->ret);
+	EXPECT_STREQ("todo-uring", r.comm);
+	EXPECT_LE((long long)r.ran_ns, self->sh->returned_ns)
+		TH_LOG("the item ran after the task was back in user space");
+out:
+	uring_exit(&ring);
 }
 
 /* Bad input to the trigger is refused with the right errno. */

@@ -44,7 +44,7 @@ between "$out" 'Breakpoint 1, freeze_processes' '^[+]lx-frozen' >"$tmp/stop1"
 expect "$name" "$tmp/stop1" ' in state_store \(' '^\$1 = "debug\.sh\\000'
 
 name="gdb: lx-todo shows freeze_me's freeze item (todo_freeze_self) queued before it runs"
-between "$out" '^[+]tbreak task_todo_add' '^[+]delete' >"$tmp/queued"
+between "$out" '^[+]tbreak task_todo_queue' '^[+]delete' >"$tmp/queued"
 expect "$name" "$tmp/queued" \
 	'^ +[0-9]+ freeze_me +2147483647  todo_freeze_self +0x[0-9a-f]+ \[freeze_todo\]$' \
 	'^\$[0-9]+ = 1$'
@@ -70,7 +70,7 @@ expect "$name" "$tmp/frozen" '^frozen +[0-9]+ freeze_me +todo wait \(todo_refrig
 
 name="gdb: the thaw wakes freeze_me in its walk (__thaw_task), after ending the generation"
 between "$out" '[Bb]reakpoint [0-9]+, wake_up_state' '^[+]break freezer_bench_left' >"$tmp/woken"
-expect "$name" "$tmp/woken" ' in __thaw_task \(' ' in thaw_processes \(' '^\$[0-9]+ = 1$' '^\$[0-9]+ = 0x8002$'
+expect "$name" "$tmp/woken" ' in __thaw_task \(' ' in thaw_processes \(' '^\$[0-9]+ = 1$' '^\$[0-9]+ = 0x8000$'
 
 name="gdb: freeze_me leaves the todo wait in todo_refrigerator()"
 between "$out" 'Breakpoint [0-9]+, freezer_bench_left' '^[+]continue' >"$tmp/left"
