@@ -125,12 +125,14 @@
 
 /* pm_test_delay of most tests; the timeout tests hold the freeze longer. */
 #define DELAY_S			1
-#define TIMEOUT_DELAY_S		2
 /*
  * The timeout of the timeout tests: shorter than the freeze they sit in,
  * so that it comes due while every task is frozen.
  */
 #define SHORT_TIMEOUT_MS	1000
+/* How long, measured, the timeout tests hold every task frozen. */
+#define TIMEOUT_HOLD_MS		(5 * SHORT_TIMEOUT_MS / 2)
+#define TIMEOUT_DELAY_MAX_S	10
 /* The timeout of calls that are to be woken long before it. */
 #define LONG_TIMEOUT_MS		20000
 /* SO_RCVTIMEO counts jiffies: the wait may end up to one (HZ=100) early. */
@@ -366,6 +368,31 @@ static void freeze_window(struct __test_metadata *_metadata, struct freeze_windo
 	ASSERT_EQ(0, freeze(_metadata));
 	ASSERT_EQ(0, last_freeze_window(w)) TH_LOG("no freeze window in %s", FREEZER_BENCH_LAST);
 	TH_LOG("frozen window: %.3f ms, %d user tasks frozen", frozen_ns(w) / 1e6, w->frozen);
+}
+
+/*
+ * Set pm_test_delay so that the next freeze holds every task frozen for
+ * about TIMEOUT_HOLD_MS, for a timeout test.  The delay is a busy wait
+ * counted in loops calibrated at boot, as long or as short as the host's
+ * load then made it (2 s gave 0.83 s of frozen window on a loaded host):
+ * a freeze of DELAY_S measures what one of its seconds is now.
+ */
+static void setup_timeout_freeze(struct __test_metadata *_metadata)
+{
+	struct freeze_window w;
+	long long per_s;
+	int delay_s;
+
+	ASSERT_EQ(0, setup_pm_test(DELAY_S));
+	freeze_window(_metadata, &w);
+	per_s = frozen_ns(&w) / DELAY_S;
+	ASSERT_GT(per_s, 0);
+	delay_s = (TIMEOUT_HOLD_MS * 1000000LL + per_s - 1) / per_s;
+	if (delay_s > TIMEOUT_DELAY_MAX_S)
+		delay_s = TIMEOUT_DELAY_MAX_S;
+	TH_LOG("pm_test_delay %d s held %.3f ms: %d s for %d ms", DELAY_S,
+	       frozen_ns(&w) / 1e6, delay_s, TIMEOUT_HOLD_MS);
+	ASSERT_EQ(0, setup_pm_test(delay_s));
 }
 
 /* A thread of @pid whose comm starts with @prefix: its tid, or 0. */
@@ -868,7 +895,7 @@ TEST_F(compat, io_uring_wait_with_ext_arg_timeout_freezes_with_eintr)
 	struct freeze_window w;
 	int i;
 
-	ASSERT_EQ(0, setup_pm_test(TIMEOUT_DELAY_S));
+	setup_timeout_freeze(_metadata);
 	uring_waits_over_a_freeze(_metadata, self, calls, 2);
 	ASSERT_EQ(0, last_freeze_window(&w));
 	/* The short timeout was due inside the freeze, yet the freeze ended the wait. */
@@ -1289,7 +1316,7 @@ TEST_F(compat, sigtimedwait_timeout_is_kept_across_a_freeze)
 	};
 	struct freeze_window w;
 
-	ASSERT_EQ(0, setup_pm_test(TIMEOUT_DELAY_S));
+	setup_timeout_freeze(_metadata);
 	start_calls(_metadata, self, calls, 1);
 	freeze_window(_metadata, &w);
 	/* Else this did not test a timeout that came due while frozen. */
@@ -1349,7 +1376,7 @@ TEST_F(compat, unix_stream_recv_timeout_is_kept_across_a_freeze)
 	struct freeze_window w;
 	int fds[2][2], i;
 
-	ASSERT_EQ(0, setup_pm_test(TIMEOUT_DELAY_S));
+	setup_timeout_freeze(_metadata);
 	for (i = 0; i < n; i++) {
 		unix_pair(_metadata, SOCK_STREAM, fds[i], SHORT_TIMEOUT_MS);
 		calls[i].fd = fds[i][0];
@@ -1598,7 +1625,7 @@ TEST_F(compat, freezable_sleep_timeouts_are_kept_across_a_freeze)
 	struct freeze_window w;
 	int i;
 
-	ASSERT_EQ(0, setup_pm_test(TIMEOUT_DELAY_S));
+	setup_timeout_freeze(_metadata);
 	sh->futex_word = 0;
 	start_calls(_metadata, self, calls, n);
 	freeze_with_deadlines_inside(_metadata, calls, n, &w);
@@ -1867,7 +1894,7 @@ TEST_F(compat, restarted_sleep_timeouts_are_kept_across_a_freeze)
 	int p[2][2], i;
 	mqd_t mq;
 
-	ASSERT_EQ(0, setup_pm_test(TIMEOUT_DELAY_S));
+	setup_timeout_freeze(_metadata);
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, pipe(p[i]));
 		calls[i].fd = p[i][0];
