@@ -7,7 +7,9 @@
 # "proc PID/wchan" and "proc PID/stack", "sysrq t", which shows the frozen
 # tasks' stacks in the refrigerator, and "sysrq w" (issue 14).  A freeze
 # that fails (a guest task refuses for a while) gets an error reply and
-# leaves no freezing thread behind: the next freeze works.
+# leaves no freezing thread behind: the next freeze works.  A client that
+# is alive but does not read its reply stalls neither the kernel nor,
+# once it reads, loses any of its reply.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 
@@ -43,6 +45,73 @@ cpu_ticks() {
 	busy=$(session_mc proc "$spinner/stat" | awk -v pid="$spinner" '$1 == pid { print $14 + $15 }')
 	total=$(session_mc proc stat | awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t }')
 	if [ -n "$busy" ] && [ -n "$total" ]; then echo "$busy $total"; fi
+}
+# guest_ticks: the guest CPU's ticks (all fields of the cpu line of "proc
+# stat"), or nothing if the kernel gave no answer within 10 s.
+guest_ticks() {
+	timeout 10 uml_mconsole "$sock" proc stat 2>/dev/null |
+		awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t }' || true
+}
+# dump_tasks FILE: how many task headers the last sysrq t dump in FILE has.
+dump_tasks() {
+	awk '/sysrq: Show State/ { n = 0; on = 1 } on && /task:/ { n++ }
+		/Showing busy workqueues/ { on = 0 } END { print n + 0 }' "$1"
+}
+# slow_reader: a client sends "sysrq t", then reads nothing for 4 s: its
+# receive queue holds 10 datagrams, the dump is thousands of lines.  The
+# kernel must run on meanwhile: it answers "proc stat" while the client
+# still pauses, and counts ticks in a window of that pause at no less than
+# half the rate of a window just before (the same run's rate, not HZ).
+# Once the client reads, it gets the whole dump (as many tasks as the same
+# dump on the console) and the final packet.
+slow_reader() {
+	local out a b c d t0 t1 t2 t3 sent read_at rc shown client
+	out=$(scratch)
+	a=$(guest_ticks) t0=$EPOCHREALTIME
+	sleep 1
+	b=$(guest_ticks) t1=$EPOCHREALTIME
+	shown=$(grep -c 'Showing busy workqueues' "$log" || true)
+	echo "# \$ scripts/mconsole_client.py --pause 4 --out $out/t $sock sysrq t"
+	python3 "$TOP/scripts/mconsole_client.py" --pause 4 --out "$out/t" "$sock" sysrq t \
+		2>"$out/client" &
+	client=$!
+	# The window starts once the request is out (python starts slowly).
+	for _ in $(seq 100); do grep -q '^sent-at=' "$out/client" && break; sleep 0.1; done
+	sent=$(sed -n 's/^sent-at=//p' "$out/client")
+	sleep 0.5
+	c=$(guest_ticks) t2=$EPOCHREALTIME
+	sleep 1
+	d=$(guest_ticks) t3=$EPOCHREALTIME
+	wait "$client" && rc=0 || rc=$?
+	read_at=$(sed -n 's/^read-at=\([0-9.]*\) .*/\1/p' "$out/client")
+	echo "# client: $(tail -n 1 "$out/client")"
+	if awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v t0="$t0" -v t1="$t1" -v t2="$t2" \
+		-v t3="$t3" -v s="${sent:-0}" -v r="${read_at:-0}" 'BEGIN {
+			printf "# ticks: %d in %.2f s before, %d in %.2f s while the client paused; ", \
+				b - a, t1 - t0, d - c, t3 - t2
+			printf "proc stat answered %.2f s and %.2f s after the request, the client read at %.2f s\n", \
+				t2 - s, t3 - s, r - s
+			ok = a != "" && b != "" && c != "" && d != "" && s > 0 && r > 0 && t3 < r && b > a &&
+				(d - c) / (t3 - t2) >= (b - a) / (t1 - t0) / 2
+			exit !ok }'; then
+		pass "mconsole: the kernel runs on while a client does not read its sysrq t"
+	else
+		fail "mconsole: the kernel runs on while a client does not read its sysrq t"
+	fi
+	# The console has the same dump once its last line is there.
+	for _ in $(seq 50); do
+		[ "$(grep -c 'Showing busy workqueues' "$log" || true)" -gt "$shown" ] && break
+		sleep 0.2
+	done
+	echo "# tasks in the dump: $(dump_tasks "$out/t") to the client, $(dump_tasks "$log") on the console"
+	if [ "$rc" -eq 0 ] && [ "$(dump_tasks "$out/t")" -gt 0 ] &&
+		[ "$(dump_tasks "$out/t")" -eq "$(dump_tasks "$log")" ]; then
+		expect "mconsole: a client that paused gets the whole sysrq t and the final packet" \
+			"$out/t" 'sysrq: Show State' 'Showing busy workqueues'
+	else
+		fail "mconsole: a client that paused gets the whole sysrq t and the final packet" "$out/client"
+	fi
+	rm -rf "$out"
 }
 # task_dump FILE COMM: the lines sysrq printed for task COMM, from its
 # "task:COMM" header up to the next task's.
@@ -115,6 +184,7 @@ else
 	spinning "the spinner stands still while frozen (classic)" no
 	frozen_debug classic
 	check "thaw thaws (classic)" 'OK user space thawed' thaw
+	slow_reader
 fi
 session_wait && rc=0 || rc=$?
 console_results mconsole "$log" --kernel-only
