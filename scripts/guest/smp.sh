@@ -4,7 +4,7 @@
 # the kernel command line picks what follows:
 #   smoke  freeze_scenarios once per freezer, and task_todo (the generic
 #          entry code's kick, which UML does not use) (tests/host/*-smp-smoke.sh)
-#   full   (default) also the SMP hammer on both freezers
+#   full   (default) also freeze_compat and the SMP hammer on both freezers
 #          (smp_hammer_cycles=, default 200), smp_cycles= (default 1000)
 #          freeze/thaw cycles of the todo freezer under churn, the
 #          churners spread over all CPUs, and freeze_bugs.
@@ -40,20 +40,27 @@ kcsan_watched() {
 	return 1
 }
 
-# Both freezers, then the todo freezer, the default, is selected again.
-job() {
+# timed_both PROG: /tests/PROG once per freezer, with KCSAN off (its
+# stalls stretch the time windows these programs check, see above); then
+# KCSAN is on again and the todo freezer, the default, selected again.
+timed_both() {
 	kcsan off
 	for freezer in todo classic; do
-		run_prog "freeze_scenarios.$freezer" /tests/freeze_scenarios "$freezer"
+		run_prog "$1.$freezer" "/tests/$1" "$freezer"
 	done
 	kcsan on
 	echo todo >/sys/power/freezer || rc=1
+}
+
+job() {
+	timed_both freeze_scenarios
 	run_prog task_todo /tests/task_todo
 	[ "$level" = smoke ] || full
 	run_prog kcsan kcsan_watched
 }
 
 full() {
+	timed_both freeze_compat
 	for freezer in todo classic; do
 		run_prog "smp_hammer.$freezer" /tests/smp_hammer "$hammer" "$freezer"
 	done
