@@ -2,18 +2,23 @@
 # make smp-test: the series on the x86_64 kernel with 4 vCPUs (KCSAN +
 # lockdep).  KUnit (task_todo, todo_freezer) ran at boot.  smp_level= on
 # the kernel command line picks what follows:
-#   smoke  freeze_scenarios once per freezer, and task_todo (the generic
-#          entry code's kick, which UML does not use) (tests/host/*-smp-smoke.sh)
+#   smoke  freeze_scenarios once per freezer, task_todo (the generic
+#          entry code's kick, which UML does not use), and thaw_race: the
+#          lost wake-up of the first frozen wait found with it re-enacted,
+#          none in smp_race_cycles= (default 50) cycles with the fix
+#          (tests/host/*-smp-smoke.sh)
 #   full   (default) also freeze_compat and the SMP hammer on both freezers
-#          (smp_hammer_cycles=, default 200), smp_cycles= (default 1000)
-#          freeze/thaw cycles of the todo freezer under churn, the
-#          churners spread over all CPUs, and freeze_bugs.
+#          (smp_hammer_cycles=, default 200), thaw_race for 1000 cycles
+#          on both freezers, smp_cycles= (default 1000) freeze/thaw cycles
+#          of the todo freezer under churn, the churners spread over all
+#          CPUs, and freeze_bugs.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 level=$(cmdline_param smp_level full)
 cycles=$(cmdline_param smp_cycles 1000)
 hammer=$(cmdline_param smp_hammer_cycles 200)
+race=$(cmdline_param smp_race_cycles 50)
 echo "# smp: $(grep -c ^processor /proc/cpuinfo) CPUs online, level $level"
 
 # KCSAN (on from boot: kcsan.early_enable=1) stalls every watched access
@@ -55,12 +60,17 @@ timed_both() {
 job() {
 	timed_both freeze_scenarios
 	run_prog task_todo /tests/task_todo
+	run_prog thaw_race.reverted /tests/thaw_race reverted 50
+	run_prog thaw_race.todo /tests/thaw_race fixed "$race" todo
 	[ "$level" = smoke ] || full
 	run_prog kcsan kcsan_watched
 }
 
 full() {
 	timed_both freeze_compat
+	for freezer in todo classic; do
+		run_prog "thaw_race.$freezer.long" /tests/thaw_race fixed 1000 "$freezer"
+	done
 	for freezer in todo classic; do
 		run_prog "smp_hammer.$freezer" /tests/smp_hammer "$hammer" "$freezer"
 	done

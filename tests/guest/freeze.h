@@ -24,7 +24,7 @@
 #define FREEZER_SELECT		"/sys/power/freezer"
 /* Test-only knobs (CONFIG_TODO_FREEZER_TEST), all root only. */
 #define KNOB_DIR		"/sys/kernel/debug/todo_freezer"
-/* "none", or some of "B1 B2 B3 B4": the 2005 bugs to re-enact. */
+/* "none", or some of "B1 B2 B3 B4 SB": the bugs to re-enact. */
 #define KNOB_REENACT		KNOB_DIR "/reenact"
 /* Write N: the writer sleeps N ms uninterruptibly (refuses to freeze). */
 #define KNOB_SLEEP_UNINT	KNOB_DIR "/sleep_uninterruptible_ms"

@@ -2,8 +2,10 @@
 # SMP smoke for "make test": build the smp flavour (x86_64, KCSAN +
 # lockdep; incremental after the first build) and boot it under QEMU on 4
 # vCPUs: KUnit task_todo and todo_freezer at boot, then freeze_scenarios
-# once per freezer and task_todo (the kick of the generic entry code).  KCSAN or lockdep reports in the todo list or freezer
-# code fail; others are listed.  The full run is "make smp-test".
+# once per freezer, task_todo (the kick of the generic entry code) and
+# thaw_race (the frozen wait's lost wake-up: found re-enacted, absent with
+# the fix).  KCSAN or lockdep reports in the todo list or freezer code
+# fail; others are listed.  The full run is "make smp-test".
 # needs: initramfs
 # builds: make build FLAVOUR=smp
 . "$(dirname "$0")/lib.sh"
