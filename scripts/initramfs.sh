@@ -17,6 +17,8 @@ main() {
 	[ -x "$BUSYBOX" ] || die "no static busybox at $BUSYBOX" "run: make deps (package busybox-static)"
 	[ -f "$SRC/usr/gen_init_cpio.c" ] || die "no kernel tree at $SRC" "run: make source"
 	stage "building the initramfs ${OUT#"$TOP"/}"
+	# Afresh: a program whose source was removed or renamed must not linger.
+	rm -rf "$WORK/bin"
 	mkdir -p "$WORK/bin"
 	run gcc -O2 -o "$gen" "$SRC/usr/gen_init_cpio.c"
 	for src in "$TOP"/tests/guest/*.c; do

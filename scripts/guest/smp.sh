@@ -60,8 +60,8 @@ timed_both() {
 job() {
 	timed_both freeze_scenarios
 	run_prog task_todo /tests/task_todo
-	run_prog thaw_race.reverted /tests/thaw_race reverted 50
-	run_prog thaw_race.todo /tests/thaw_race fixed "$race" todo
+	run_prog thaw_race.reverted /tests/smp_thaw_race reverted 50
+	run_prog thaw_race.todo /tests/smp_thaw_race fixed "$race" todo
 	[ "$level" = smoke ] || full
 	run_prog kcsan kcsan_watched
 }
@@ -69,7 +69,7 @@ job() {
 full() {
 	timed_both freeze_compat
 	for freezer in todo classic; do
-		run_prog "thaw_race.$freezer.long" /tests/thaw_race fixed 1000 "$freezer"
+		run_prog "thaw_race.$freezer.long" /tests/smp_thaw_race fixed 1000 "$freezer"
 	done
 	for freezer in todo classic; do
 		run_prog "smp_hammer.$freezer" /tests/smp_hammer "$hammer" "$freezer"

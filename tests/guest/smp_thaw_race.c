@@ -18,7 +18,7 @@
  * every spinner must count again; one that does not and shows D was left
  * frozen by the thaw.
  *
- * Usage: thaw_race reverted|fixed CYCLES [FREEZER [WINDOW_US]]
+ * Usage: smp_thaw_race reverted|fixed CYCLES [FREEZER [WINDOW_US]]
  *   reverted  with SB: up to CYCLES cycles until one leaves a spinner
  *             frozen (it must), then one plain cycle, whose thaw must
  *             free it: the stress can find the bug.
