@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "freeze.h"
 
 #define QUEUE_FILE	"/sys/kernel/debug/task_todo/queue"
@@ -82,11 +83,7 @@ static void tap(int ok, const char *name, const char *skip)
 
 static int pin(int idx)
 {
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET(cpu_of[idx % ncpu], &one);
-	return sched_setaffinity(0, sizeof(one), &one) ? -errno : 0;
+	return pin_cpu(cpu_of[idx % ncpu]);
 }
 
 static int cpu_index(int cpu)
@@ -200,7 +197,6 @@ int main(int argc, char **argv)
 	int i, r, ret, failed = 0, first_fail = -1, first_errno = 0, ok, reaped, n;
 	unsigned long before[MAX_CPUS * NR_ROLES];
 	unsigned long long all;
-	cpu_set_t online;
 	long long t0, slowest = 0;
 	char why[160];
 	pid_t pid;
@@ -211,11 +207,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [CYCLES [todo|classic]]\n", argv[0]);
 		return 2;
 	}
-	if (sched_getaffinity(0, sizeof(online), &online))
-		return 1;
-	for (i = 0; i < CPU_SETSIZE && ncpu < MAX_CPUS; i++)
-		if (CPU_ISSET(i, &online))
-			cpu_of[ncpu++] = i;
+	ncpu = online_cpus(cpu_of, MAX_CPUS);
 	why[0] = 0;
 	if (ncpu < 2)
 		snprintf(why, sizeof(why), "one CPU: nothing to race with");

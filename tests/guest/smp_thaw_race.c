@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
+#include "cpus.h"
 #include "freeze.h"
 
 #define KNOB_THAW_RACE	KNOB_DIR "/thaw_race_us"
@@ -56,15 +57,6 @@ static void tap(int ok, const char *name, const char *skip)
 	if (skip)
 		printf(" # SKIP %s", skip);
 	printf("\n");
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	return sched_setaffinity(0, sizeof(one), &one) ? -errno : 0;
 }
 
 /*
@@ -127,7 +119,7 @@ static int start_spinners(int ncpu, const int *cpu_of)
 		if (!pid) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			prctl(PR_SET_NAME, "thaw-race-spin");
-			if (pin(s->cpu))
+			if (pin_cpu(s->cpu))
 				_exit(3);
 			/* User space only: the freezer's kick brings it in. */
 			for (;;)
@@ -203,8 +195,7 @@ int main(int argc, char **argv)
 	int cycles = argc > 2 ? atoi(argv[2]) : 0;
 	const char *freezer = argc > 3 ? argv[3] : "todo";
 	long window = argc > 4 ? atol(argv[4]) : 20000;
-	int i, ret, ncpu = 0, cpu_of[MAX_CPUS];
-	cpu_set_t online;
+	int i, ret, ncpu, cpu_of[MAX_CPUS];
 	char why[160];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -214,11 +205,7 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	if (sched_getaffinity(0, sizeof(online), &online))
-		return 1;
-	for (i = 0; i < CPU_SETSIZE && ncpu < MAX_CPUS; i++)
-		if (CPU_ISSET(i, &online))
-			cpu_of[ncpu++] = i;
+	ncpu = online_cpus(cpu_of, MAX_CPUS);
 	why[0] = 0;
 	if (ncpu < 2)
 		snprintf(why, sizeof(why), "one CPU: the thaw and a frozen task never run at once");
@@ -238,7 +225,7 @@ int main(int argc, char **argv)
 	       freezer, ncpu, window);
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	ret = pin(cpu_of[0]) ? -1 : start_spinners(ncpu, cpu_of);
+	ret = pin_cpu(cpu_of[0]) ? -1 : start_spinners(ncpu, cpu_of);
 	tap(!ret, "spinners_run_on_every_other_cpu", NULL);
 	if (ret || write_int(KNOB_THAW_RACE, window)) {
 		tap(0, "knob_set", NULL);
