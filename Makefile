@@ -5,7 +5,8 @@
 #                       (CWD= another; hostfs, read-only unless RW=1), with
 #                       its output and exit status (KERNEL_LOG=1, PM_TEST=)
 #   make test           run every test (TESTS= some), building what they
-#                       need (the debug flavour), print totals
+#                       need (the debug flavour), print totals; GUEST=
+#                       'PROG[:GLOB]' FREEZER=todo|classic: some guest tests
 #   make check          the report scripts on saved logs (tests/check/), no kernel
 #   make stress         the same for the freezer stress only, CYCLES=1000
 #   make smp-test       the series on 4 vCPUs: x86_64 under QEMU, KCSAN + lockdep
@@ -100,17 +101,21 @@ FORCE:
 # ---- Commands.
 
 # The flavour's kernel and the initramfs, remade if stale; run.sh boots.
-# CMD as typed: $(value) keeps a shell's $? or $1 from make's expansion.
-run_cmd = $(if $(value CMD),-- '$(subst ','\'',$(value CMD))')
+# CMD as typed, quoted for the shell: $(value) keeps a shell's $? or $1
+# from make's expansion.
+quoted_cmd = '$(subst ','\'',$(value CMD))'
+run_cmd = $(if $(value CMD),-- $(quoted_cmd))
 run: $(call kernel,$(call flavour,run)) build/initramfs.cpio
 	@$(S)/run.sh --flavour $(call flavour,run) $(if $(RW),--rw) $(if $(KERNEL_LOG),--kernel-log) \
 		$(if $(PM_TEST),--pm-test $(PM_TEST)) $(if $(CWD),--cwd '$(CWD)') $(run_cmd)
 
 # test.sh asks make for what the chosen tests need (each test's "# needs:"
 # line), so that make test TESTS=10-patches builds no kernel.  (No "+":
-# make -n would run the tests.)
+# make -n would run the tests.)  GUEST='PROG[:GLOB],...' FREEZER=todo|classic:
+# the guest suite alone, only those tests (docs/testing.md).
 test:
-	@$(S)/test.sh --flavour $(call flavour,test) $(TESTS)
+	@$(S)/test.sh --flavour $(call flavour,test) $(if $(GUEST),--guest '$(GUEST)') \
+		$(if $(FREEZER),--freezer $(FREEZER)) $(TESTS)
 
 # The parsers and report scripts on the saved logs of tests/data/: needs
 # the kernel source (KUnit's parser), not a kernel build.
@@ -168,12 +173,15 @@ demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 # todo_freeze_self and todo_thaw_begin (scripts/debug.sh).  ATTACH=pid
 # attaches to a running ./linux instead; GDB_BATCH=file runs that gdb
 # command file non-interactively (TIMEOUT=seconds, default 300);
-# BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; GUEST=job.
+# BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; JOB=job;
+# CMD='...' runs that in the guest instead of the one freeze (as make run
+# CMD= does, CWD= RW=), the breakpoints on its freezes.
 debug: $(if $(ATTACH),,build/initramfs.cpio)
 	@$(S)/debug.sh --flavour $(call flavour,debug) \
 		$(if $(ATTACH),--attach $(ATTACH)) $(if $(GDB_BATCH),--batch $(GDB_BATCH)) \
 		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \
-		$(if $(GUEST),--job $(GUEST)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
+		$(if $(filter command line,$(origin JOB)),--job $(JOB)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+		$(if $(value CMD),--cmd $(quoted_cmd)) $(if $(RW),--rw) $(if $(CWD),--cwd '$(CWD)')
 
 deps:
 	@$(S)/deps.sh

@@ -7,12 +7,18 @@
 # freezer about a second after boot, so the first breakpoint is hit without
 # typing anything; --attach attaches to a running ./linux instead; --batch
 # runs a gdb command file non-interactively once the first breakpoint is hit.
+# --cmd runs a host command line in the guest instead of that one freeze,
+# as make run CMD= does (guest job "cmd": in this directory, or --cwd DIR,
+# through hostfs, read-only unless --rw), so the breakpoints stop in the
+# freezes it makes.
 #
 # Usage: scripts/debug.sh [--flavour F] [--attach PID] [--batch FILE]
 #                         [--bp hbreak|break] [--breaks "FN..."] [--job JOB]
+#                         [--cmd 'CMD' [--cwd DIR] [--rw]]
 #                         [--timeout S] [-- KERNEL-ARGS...]
 # Exit: gdb's status; 124 when a --batch run timed out (default 300 s).
 . "$(dirname "$0")/session.sh"
+. "$(dirname "$0")/cmd-dir.sh"
 
 # Host signals the UML kernel uses for itself (arch/um/os-Linux/signal.c,
 # counted with "handle SIG... nostop print pass" over a boot, a freeze and the guest
@@ -52,7 +58,7 @@ DEFAULT_BREAKS="todo_freeze_task todo_freeze_self todo_thaw_begin"
 # uses software breakpoints either way.
 bp=${BP:-break}
 flavour=$(default_flavour debug) attach="" batch="" breaks=$DEFAULT_BREAKS job=debug
-timeout=${TIMEOUT:-300} extra=()
+timeout=${TIMEOUT:-300} extra=() cmd="" cwd=$PWD rw=0
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -62,6 +68,9 @@ while [ $# -gt 0 ]; do
 	--bp) bp=$2; shift 2 ;;
 	--breaks) breaks=$2; shift 2 ;;
 	--job) job=$2; shift 2 ;;
+	--cmd) cmd=$2; job=cmd; shift 2 ;;
+	--cwd) cwd=$(cd "$2" && pwd) || die "no directory $2"; shift 2 ;;
+	--rw) rw=1; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
 	*) die "debug.sh: unknown argument '$1'" "see the usage at the top of scripts/debug.sh" ;;
@@ -152,6 +161,13 @@ running_kernels() {
 
 [ -z "$attach" ] || check_attach "$attach"
 check_build
+if [ -n "$cmd" ]; then
+	[ -z "$attach" ] || die "--cmd boots a kernel of its own; it does not go with --attach"
+	cmd_flavour_ok "$flavour"
+	cmd_dir=$(cmd_dir_create "$cwd" "$rw" "$cmd") || exit
+	extra+=(cmd_dir="$cmd_dir")
+	info "the guest runs, in $cwd ($([ "$rw" -eq 1 ] && echo read-write || echo read-only)): $cmd"
+fi
 
 # gdb auto-loads vmlinux-gdb.py (the kernel's lx- commands) next to an
 # objfile named vmlinux, and only from an auto-load safe path.
@@ -201,4 +217,5 @@ if [ -z "$batch" ]; then args+=(--terminal); else args+=(--show all --timeout "$
 session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${extra[@]}"
 session_wait || rc=$?
 session_stop
+[ -z "${cmd_dir:-}" ] || rm -rf "$cmd_dir"
 exit "$rc"

@@ -17,6 +17,7 @@
 #   CMD alone is a shell command line (sh -c); CMD ARG... a program and
 #   its arguments.
 . "$(dirname "$0")/session.sh"
+. "$(dirname "$0")/cmd-dir.sh"
 
 usage() { sed -n 's/^# Usage: /usage: /p; /^#   /p' "$0"; }
 
@@ -24,21 +25,8 @@ usage() { sed -n 's/^# Usage: /usage: /p; /^#   /p' "$0"; }
 # command's output, from the console log, to stdout.
 run_cmd() {
 	local dir status=0 line
-	[ "$(flavour_arch "$FLAVOUR")" = um ] ||
-		die "the $FLAVOUR flavour runs under QEMU, which has no hostfs: a command runs on the UML flavours only" \
-			"use FLAVOUR=run or FLAVOUR=test"
-	[ "$cwd" != / ] || die "the guest cannot mount / over its own root" "run the command from another directory"
-	[ -d "$cwd" ] || die "no directory $cwd"
-	mkdir -p "$SESSION_DIR"
-	dir=$(mktemp -d "$SESSION_DIR/cmd.XXXXXX")
-	if [ ${#cmd[@]} -eq 1 ]; then
-		printf '%s\n' "${cmd[0]}" >"$dir/cmd.sh"
-	else
-		printf '%q ' "${cmd[@]}" >"$dir/cmd.sh"
-		echo >>"$dir/cmd.sh"
-	fi
-	printf '%s\n' "$cwd" >"$dir/cwd"
-	echo "$rw" >"$dir/rw"
+	cmd_flavour_ok "$FLAVOUR"
+	dir=$(cmd_dir_create "$cwd" "$rw" "${cmd[@]}") || exit
 	local log=$LOGS/run-cmd-$(date +%Y%m%d-%H%M%S).log args=(cmd_dir="$dir" cmd_pm_test="$pm_test")
 	[ "$kernel_log" -eq 1 ] || args+=(quiet)
 	info "running in the guest ($FLAVOUR, ${cwd} $([ "$rw" -eq 1 ] && echo read-write || echo read-only)): ${cmd[*]}" >&2

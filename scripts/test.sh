@@ -5,6 +5,9 @@
 # line "# needs: build initramfs"), run them, and end with the line
 # "N passed, N failed, N skipped".
 # Usage: scripts/test.sh [--flavour F] [TEST...]   (tests/host/TEST.sh; all)
+#        scripts/test.sh [--flavour F] [--guest 'PROG[:GLOB],...'] [--freezer todo|classic]
+#                        (the guest suite alone, only those of its tests:
+#                        docs/testing.md)
 #        scripts/test.sh --check     ("make check": tests/check/ only)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/qemu.sh"
@@ -188,9 +191,16 @@ main() {
 		case $1 in
 		--flavour) TEST_FLAVOUR=$2; flavour_fragments "$2" >/dev/null; shift 2 ;;
 		--check) check=1; shift ;;
+		--guest) export GUEST=$2; shift 2 ;;
+		--freezer)
+			case $2 in todo | classic) export FREEZER=$2 ;; *) die "--freezer $2: not todo or classic" ;; esac
+			shift 2 ;;
 		*) tests+=("$TOP/tests/host/$1.sh"); shift ;;
 		esac
 	done
+	if [ ${#tests[@]} -eq 0 ] && [ -n "${GUEST:-}${FREEZER:-}" ]; then
+		tests=("$TOP/tests/host/40-guest-suite.sh")
+	fi
 	[ ${#tests[@]} -gt 0 ] || tests=("$TOP"/tests/host/[0-9]*.sh)
 	for t in "${tests[@]}"; do
 		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"

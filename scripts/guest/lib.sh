@@ -77,8 +77,10 @@ kmemleak_check() {
 # line, or DEFAULT.
 cmdline_param() {
 	value=$2
+	set -f # a value may be a glob (guest=)
 	for arg in $(cat /proc/cmdline); do
 		case $arg in "$1"=*) value=${arg#*=} ;; esac
 	done
+	set +f
 	echo "$value"
 }

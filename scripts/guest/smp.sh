@@ -45,14 +45,13 @@ kcsan_watched() {
 	return 1
 }
 
-# timed_both PROG: /tests/PROG once per freezer, with KCSAN off (its
-# stalls stretch the time windows these programs check, see above); then
-# KCSAN is on again and the todo freezer, the default, selected again.
+# timed_both PROG: /tests/PROG, whose tests run once per freezer (their
+# variants), with KCSAN off (its stalls stretch the time windows these
+# programs check, see above); then KCSAN is on again and the todo freezer,
+# the default, selected again.
 timed_both() {
 	kcsan off
-	for freezer in todo classic; do
-		run_prog "$1.$freezer" "/tests/$1" "$freezer"
-	done
+	run_prog "$1" "/tests/$1"
 	kcsan on
 	echo todo >/sys/power/freezer || rc=1
 }

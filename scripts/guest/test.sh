@@ -5,32 +5,91 @@
 # which the host boots separately; the bench programs (bench_*) to the
 # bench job (bench.sh, "make bench"); the SMP programs (smp_*) to the smp
 # job (smp.sh, "make smp-test").
+#
+# "make test GUEST=PROG[:GLOB],... FREEZER=todo|classic" (guest= and
+# freezer= on the kernel command line): only the programs whose names
+# match a PROG glob ("kunit" and "kmemleak" are names here too; KUnit's
+# own glob is the host's kunit.filter_glob=), and in each only the tests
+# whose names match its GLOB, of that freezer's variant (harness_main.h).
 . "$(dirname "$0")/lib.sh"
 
-# freeze_scenarios and freeze_compat run once per freezer, as
-# PROG.todo and PROG.classic (a freezer the kernel lacks makes their tests
-# SKIP); then the todo freezer, the default, is selected again.
-job() {
+guest=$(cmdline_param guest "")
+freezer=$(cmdline_param freezer "")
+[ -z "$freezer" ] || [ -n "$guest" ] || guest='*'
+
+# The programs of this job, in the order they run.
+programs() {
 	for prog in /tests/*; do
 		case ${prog##*/} in
-		stress_*) continue ;;
-		suspend_rtc) continue ;; # the rtc job (rtc.sh)
-		debug_tools) continue ;; # the debugtools job (debugtools.sh)
-		bench_*) continue ;; # make bench only (scripts/guest/bench.sh)
-		demo_*) continue ;; # make demo only (scripts/guest/demo.sh)
-		smp_*) continue ;; # make smp-test only (scripts/guest/smp.sh)
-		freeze_scenarios | freeze_compat)
-			for freezer in todo classic; do
-				run_prog "${prog##*/}.$freezer" "$prog" "$freezer"
-			done
-			if [ -w /sys/power/freezer ]; then
-				echo todo >/sys/power/freezer || rc=1
-			fi
-			continue
-			;;
+		stress_*) ;;
+		suspend_rtc) ;; # the rtc job (rtc.sh)
+		debug_tools) ;; # the debugtools job (debugtools.sh)
+		bench_*) ;; # make bench only (scripts/guest/bench.sh)
+		demo_*) ;; # make demo only (scripts/guest/demo.sh)
+		smp_*) ;; # make smp-test only (scripts/guest/smp.sh)
+		*) echo "${prog##*/}" ;;
 		esac
-		run_prog "${prog##*/}" "$prog"
 	done
-	run_prog kmemleak kmemleak_check
 }
+
+# chosen PROG: the harness options that pick PROG's tests named by guest=,
+# or "all" for every test; nothing (status 1) when guest= names none of
+# them.
+chosen() {
+	[ -n "$guest" ] || { echo all; return 0; }
+	opts=""
+	set -f
+	for item in $(echo "$guest" | tr ',' ' '); do
+		# shellcheck disable=SC2254 # the item's program part is a glob
+		case $1 in ${item%%:*}) ;; *) continue ;; esac
+		case $item in *:*) opts="$opts --match ${item#*:}" ;; *) opts="$opts --match *" ;; esac
+	done
+	set +f
+	[ -n "$opts" ] || return 1
+	[ -z "$freezer" ] || opts="$opts --freezer $freezer"
+	echo "$opts"
+}
+
+# run_chosen PROG: PROG with the tests guest= chose, if any.  (set -f: the
+# globs go to the program as they are.)
+run_chosen() {
+	opts=$(chosen "$1") || return 0
+	[ "$opts" != all ] || { run_prog "$1" "/tests/$1"; return 0; }
+	set -f
+	# shellcheck disable=SC2086 # word splitting of the options is meant
+	if [ -n "$counting" ] || /tests/"$1" --list $opts >/dev/null 2>&1; then
+		run_prog "$1" "/tests/$1" $opts
+	fi
+	set +f
+}
+
+job() {
+	for prog in $(programs); do
+		run_chosen "$prog"
+	done
+	if chosen kmemleak >/dev/null; then run_prog kmemleak kmemleak_check; fi
+}
+
+# guest= that names no test is a mistake: say which names there are.
+if [ -n "$guest" ]; then
+	found=0
+	set -f
+	for prog in $(programs); do
+		# shellcheck disable=SC2086
+		opts=$(chosen "$prog") && /tests/"$prog" --list $opts >/dev/null 2>&1 && found=1
+	done
+	set +f
+	if chosen kunit >/dev/null; then
+		for f in /sys/kernel/debug/kunit/*/results; do [ -e "$f" ] && found=1; break; done
+	fi
+	chosen kmemleak >/dev/null && found=1
+	if [ "$found" -eq 0 ]; then
+		echo "KTAP version 1"
+		echo "1..1"
+		echo "# guest=$guest${freezer:+ freezer=$freezer}: no program here has such a test; the programs: $(programs | tr '\n' ' ')kunit kmemleak"
+		echo "# their tests: /tests/PROG --list (make run CMD=...), or docs/testing.md"
+		echo "not ok 1 guest.chosen_tests_exist"
+		exit 1
+	fi
+fi
 ktap_job job

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#include "harness_main.h"
 #include "guest.h"
 #include "freeze.h"
 
@@ -333,4 +334,4 @@ TEST_F(tools, fork_fails_in_dup_mmap_with_enomem)
 	EXPECT_NO_KERNEL_REPORT();
 }
 
-TEST_HARNESS_MAIN
+HARNESS_MAIN

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "harness_main.h"
 #include "freeze.h"
 
 /*
@@ -1297,5 +1298,5 @@ int main(int argc, char **argv)
 	save_state();
 	/* The harness exit()s; a timed-out test skips its teardown. */
 	atexit(restore_all);
-	return test_harness_run(argc, argv);
+	return harness_main(argc, argv);
 }

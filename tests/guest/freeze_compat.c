@@ -79,8 +79,11 @@
  *  - not reachable here: binder, NFS, SMB, fanotify, the freezable kernel
  *    threads' waits (xfs, f2fs, gfs2, khugepaged, ...), pid namespaces.
  *
- * Usage: freeze_compat [todo|classic] [harness options]
- * A freezer this kernel does not have makes every test SKIP.
+ * Every test runs once per freezer, as compat.todo.TEST and
+ * compat.classic.TEST; a freezer this kernel does not have makes its tests
+ * SKIP.
+ * Usage: freeze_compat [--list] [--match GLOB] [--freezer todo|classic]
+ *        [harness options]   (harness_main.h)
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -124,7 +127,7 @@
 #include "kselftest_harness.h"
 #include "guest.h"
 #include "freeze.h"
-#include "freezer_main.h"
+#include "freezer_variants.h"
 #include "uring.h"
 #include "cgroup2.h"
 
@@ -439,6 +442,8 @@ FIXTURE(compat) {
 	int pipe_core;
 };
 
+FREEZER_VARIANTS(compat);
+
 FIXTURE_SETUP(compat)
 {
 	int i;
@@ -453,7 +458,7 @@ FIXTURE_SETUP(compat)
 	self->lock_file = 0;
 	self->saved_core_pattern[0] = self->core_file[0] = 0;
 	self->pipe_core = 0;
-	REQUIRE_CHOSEN_FREEZER();
+	SELECT_VARIANT_FREEZER();
 	if (access(PM_TEST, W_OK))
 		SKIP(return, "%s not writable: needs CONFIG_PM_DEBUG and root", PM_TEST);
 	if (access(FREEZER_BENCH_LAST, R_OK))

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "harness_main.h"
 #include "freeze.h"
 
 #define DELAY_S		1
@@ -126,4 +127,4 @@ TEST_F(freezer, second_round_trip_succeeds)
 	round_trip(_metadata, self->rec);
 }
 
-TEST_HARNESS_MAIN
+HARNESS_MAIN

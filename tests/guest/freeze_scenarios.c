@@ -12,10 +12,11 @@
  * nothing returns early, nothing sees EINTR, no signal is lost or doubled,
  * stopped tasks stay stopped, nothing is left running or blocked.
  *
- * Usage: freeze_scenarios [todo|classic] [harness options]
- * The first argument selects the freezer (/sys/power/freezer) for every
- * test; the same expectations hold for both.  A freezer this kernel does
- * not have makes every test SKIP.  Without it the current one is used.
+ * Every test runs once per freezer, as scen.todo.TEST and scen.classic.TEST
+ * (freezer_variants.h); the same expectations hold for both.  A freezer
+ * this kernel does not have makes its tests SKIP.
+ * Usage: freeze_scenarios [--list] [--match GLOB] [--freezer todo|classic]
+ *        [harness options]   (harness_main.h)
  *
  * Every workload sleeps, but for the forker: spinners slow freezing down a
  * lot on the test kernel (KASAN + lockdep).  Every wait is bounded so no
@@ -47,7 +48,7 @@
 #include "kselftest_harness.h"
 #include "guest.h"
 #include "freeze.h"
-#include "freezer_main.h"
+#include "freezer_variants.h"
 #include "vecregs.h"
 
 /*
@@ -337,6 +338,8 @@ FIXTURE(scen) {
 	char saved_hung_warnings[32];
 };
 
+FREEZER_VARIANTS(scen);
+
 FIXTURE_SETUP(scen)
 {
 	char reenact[64];
@@ -348,7 +351,7 @@ FIXTURE_SETUP(scen)
 	self->saved_hung_timeout[0] = 0;
 	self->saved_hung_interval[0] = 0;
 	self->saved_hung_warnings[0] = 0;
-	REQUIRE_CHOSEN_FREEZER();
+	SELECT_VARIANT_FREEZER();
 	if (access(PM_TEST, W_OK))
 		SKIP(return, "%s not writable: needs CONFIG_PM_DEBUG and root", PM_TEST);
 	ASSERT_EQ(0, setup_pm_test(DELAY_S));

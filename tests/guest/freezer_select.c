@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "harness_main.h"
 #include "freeze.h"
 
 /*
@@ -356,4 +357,4 @@ TEST_F_TIMEOUT(freeze, round_trip_works, 30)
 	munmap(g, sizeof(*g));
 }
 
-TEST_HARNESS_MAIN
+HARNESS_MAIN

@@ -6,8 +6,8 @@
  * (the UML RTC is a wakeup source).  UML's "mem" state is no good here: it
  * returns well before the alarm.
  *
- * Five in a row with the freezer given as argv[1] ("suspend_rtc todo",
- * "suspend_rtc classic"; scripts/guest/rtc.sh runs both in one boot).
+ * Five in a row per freezer, the fixture's variants (rtc.todo.*,
+ * rtc.classic.*; scripts/guest/rtc.sh runs the program in its own boot).
  * Each must be woken by its own alarm: the "+2" is accepted (UML 6.12 lost
  * the rtc interrupt of a suspend, so the RTC core kept the alarm and the
  * next "+2" got EBUSY), the rtc count in /proc/interrupts goes up by one
@@ -30,7 +30,7 @@
 
 #include "kselftest_harness.h"
 #include "freeze.h"
-#include "freezer_main.h"
+#include "freezer_variants.h"
 
 #define WAKEALARM	"/sys/class/rtc/rtc0/wakealarm"
 #define RTC_SECONDS	"/sys/class/rtc/rtc0/since_epoch"
@@ -82,11 +82,13 @@ FIXTURE(rtc) {
 	int clock_shift_s;	/* undone by the teardown */
 };
 
+FREEZER_VARIANTS(rtc);
+
 FIXTURE_SETUP(rtc)
 {
 	self->child = 0;
 	self->clock_shift_s = 0;
-	REQUIRE_CHOSEN_FREEZER();
+	SELECT_VARIANT_FREEZER();
 	if (access(WAKEALARM, W_OK))
 		SKIP(return, "no %s (CONFIG_RTC_CLASS, CONFIG_UML_RTC)", WAKEALARM);
 	self->c = mmap(NULL, sizeof(*self->c), PROT_READ | PROT_WRITE,
@@ -263,7 +265,7 @@ static void suspend_once(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(rtc, five_suspends_to_idle_each_woken_by_the_rtc_alarm, 300)
 {
-	const char *freezer = freezer_name ? freezer_name : "todo";
+	const char *freezer = variant->freezer;
 	int i;
 
 	self->child = fork();

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "harness_main.h"
 #include "guest.h"
 #include "uring.h"
 
@@ -414,4 +415,4 @@ TEST_F(todo, trigger_refuses_bad_input)
 	waitpid(zombie, NULL, 0);
 }
 
-TEST_HARNESS_MAIN
+HARNESS_MAIN

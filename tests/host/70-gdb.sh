@@ -2,8 +2,8 @@
 # "make debug" (scripts/debug.sh) in batch mode on the already built test
 # kernel: the single-stepped freeze of scripts/gdb/walkthrough.gdb (the
 # transcript in docs/gdb-walkthrough.md), gdb attached to a running
-# ./linux, the lx-todo/lx-frozen feature checks, and the errors that need no
-# boot.  About a minute.
+# ./linux, a user's command under gdb (CMD=), the lx-todo/lx-frozen feature
+# checks, and the errors that need no boot.  About a minute.
 # shellcheck disable=SC2016 # $lx_current() and the like are gdb's, not the shell's
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
@@ -134,7 +134,28 @@ else
 	fi
 fi
 
-# 3. Feature detection, on two stand-in programs whose task_struct lacks
+# 3. make debug CMD=: the breakpoint stops in the freeze of a process of
+# the user's command line, run in the guest in a host directory.
+cat >"$tmp/cmd.gdb" <<-'EOF'
+	set trace-commands on
+	delete
+	break todo_freeze_self if $_streq(((struct task_struct *)data)->comm, "sleep")
+	continue
+	p $lx_current().comm
+	delete
+	continue
+EOF
+name="gdb: make debug CMD= stops in the freeze of the command's own process"
+debug --cwd "$tmp" --cmd 'sleep 30 & sleep 1; echo freeze >/sys/power/state; echo "freeze: $? in $PWD"; kill $!' \
+	--batch "$tmp/cmd.gdb" --timeout 120 >"$tmp/cmd" 2>&1 && rc=0 || rc=$?
+if [ "$rc" -eq 0 ] && ! grep -q 'Kernel panic' "$tmp/cmd"; then
+	expect "$name" "$tmp/cmd" 'Breakpoint [0-9]+([.][0-9]+)?, todo_freeze_self' '^\$1 = "sleep\\000' \
+		"^freeze: 0 in $tmp\$" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
+else
+	fail "$name (exit $rc)" "$tmp/cmd"
+fi
+
+# 4. Feature detection, on two stand-in programs whose task_struct lacks
 # the todo list or the freeze item (no such kernel is built here).
 name="gdb: lx-todo and lx-frozen name the missing CONFIG_TASK_TODO / CONFIG_TODO_FREEZER"
 cat >"$tmp/fake.c" <<-'EOF'
@@ -167,7 +188,7 @@ expect "$name" "$tmp/features" \
 	"lx_todo_count: struct task_struct has no member 'todo'" \
 	"^lx-frozen: struct task_struct has no member 'freeze_todo': this kernel was built without CONFIG_TODO_FREEZER; enable CONFIG_TODO_FREEZER\?"
 
-# 4. Errors that need no boot.
+# 5. Errors that need no boot.
 name="gdb: ATTACH= a missing pid, a process that is no UML kernel, no build: clear errors"
 {
 	debug --attach 999999999 || true

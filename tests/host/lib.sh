@@ -52,6 +52,21 @@ kunit_suites() {
 	done
 }
 
+# guest_kunit_glob SPEC: the KUnit glob of GUEST=SPEC ("PROG[:GLOB],...",
+# docs/testing.md): GLOB of the first item whose PROG glob matches "kunit",
+# "*" if it has none; status 1 when no item names KUnit.
+guest_kunit_glob() {
+	local item items
+	IFS=, read -ra items <<<"$1"
+	for item in "${items[@]}"; do
+		# shellcheck disable=SC2053 # PROG is a glob
+		[[ kunit == ${item%%:*} ]] || continue
+		if [[ $item == *:* ]]; then echo "${item#*:}"; else echo '*'; fi
+		return 0
+	done
+	return 1
+}
+
 # console_results NAME LOG [OPTION...]: what scripts/parse_console.py reads
 # in console LOG (the guest's KTAP document, the kernel log), as subtest NAME.
 console_results() {

@@ -1,39 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * main() of the test programs that run every test against one freezer
- * (freeze_scenarios, freeze_compat): "PROG [todo|classic] [harness
- * options]" selects the freezer, then runs the harness on the rest.  The
- * settings the tests change are saved first and restored when the program
- * exits, even after a test was killed on the harness's timeout before its
- * teardown could run.  Include after kselftest_harness.h and freeze.h.
+ * The two freezers as fixture variants: a fixture declared with
+ * FREEZER_VARIANTS(fixture) runs each of its tests once per freezer, as
+ * FIXTURE.todo.TEST and FIXTURE.classic.TEST, and its setup selects that
+ * freezer with SELECT_VARIANT_FREEZER().  freezer_test_main() is such a
+ * program's main(): the settings its tests change are saved first and
+ * restored when the program exits, even after a test was killed on the
+ * harness's timeout before its teardown could run; the options are
+ * harness_main()'s ("--freezer todo" runs one variant).  Include after
+ * kselftest_harness.h and freeze.h.
  */
-#ifndef FREEZER_MAIN_H
-#define FREEZER_MAIN_H
+#ifndef FREEZER_VARIANTS_H
+#define FREEZER_VARIANTS_H
 
 #include <stdlib.h>
 #include "freeze.h"
+#include "harness_main.h"
 
-/* The freezer every test runs with (argv[1]), or NULL: the current one. */
-static const char *freezer_name;
-/* What selecting it returned: 0, -ENOENT (not in this kernel), -errno. */
-static int freezer_err;
+#define FREEZER_VARIANTS(fixture)					\
+	FIXTURE_VARIANT(fixture) {					\
+		const char *freezer;					\
+	};								\
+	FIXTURE_VARIANT_ADD(fixture, todo) { .freezer = "todo" };	\
+	FIXTURE_VARIANT_ADD(fixture, classic) { .freezer = "classic" }
 
 /*
- * In a fixture's setup: skip when this kernel lacks the chosen freezer,
- * fail when choosing it failed or another one is now selected.
+ * In a fixture's setup: select the variant's freezer; skip when this
+ * kernel lacks it, fail when selecting it failed or did not take.
  */
-#define REQUIRE_CHOSEN_FREEZER() do {						\
-	if (freezer_err == -ENOENT)						\
+#define SELECT_VARIANT_FREEZER() do {						\
+	int __err = select_freezer(variant->freezer);				\
+										\
+	if (__err == -ENOENT)							\
 		SKIP(return, "no %s freezer in this kernel (no %s)",		\
-		     freezer_name, FREEZER_SELECT);				\
-	ASSERT_EQ(0, freezer_err)						\
-		TH_LOG("selecting the %s freezer: %s", freezer_name,		\
-		       strerror(-freezer_err));					\
-	if (freezer_name) {							\
-		ASSERT_TRUE(freezer_is(freezer_name))				\
-			TH_LOG("the %s freezer is no longer selected",		\
-			       freezer_name);					\
-	}									\
+		     variant->freezer, FREEZER_SELECT);				\
+	ASSERT_EQ(0, __err)							\
+		TH_LOG("selecting the %s freezer: %s", variant->freezer,	\
+		       strerror(-__err));					\
+	ASSERT_TRUE(freezer_is(variant->freezer))				\
+		TH_LOG("the %s freezer is not selected", variant->freezer);	\
 } while (0)
 
 /* A file the tests write, and its value when the program started. */
@@ -96,29 +101,15 @@ static void save_settings(void)
 
 /*
  * The program's main(): @settings (@n of them, PM_FREEZE_TIMEOUT among
- * them) are saved and restored at exit.
+ * them) are saved and restored at exit; then harness_main().
  */
 static int freezer_test_main(int argc, char **argv, struct saved_setting *settings,
 			     unsigned int n)
 {
-	char **args = argv;
-
 	saved_settings = settings;
 	nr_saved_settings = n;
 	save_settings();
-	if (argc > 1 && argv[1][0] != '-') {
-		freezer_name = argv[1];
-		if (strcmp(freezer_name, "todo") && strcmp(freezer_name, "classic")) {
-			fprintf(stderr, "usage: %s [todo|classic] [harness options]\n", argv[0]);
-			return KSFT_FAIL;
-		}
-		freezer_err = select_freezer(freezer_name);
-		/* The harness sees argv[0] and the options after the name. */
-		args = argv + 1;
-		args[0] = argv[0];
-		argc--;
-	}
-	return test_harness_run(argc, args);
+	return harness_main(argc, argv);
 }
 
-#endif /* FREEZER_MAIN_H */
+#endif /* FREEZER_VARIANTS_H */
