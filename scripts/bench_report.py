@@ -402,7 +402,7 @@ def targets(summ, floor, data, added):
     return L
 
 
-# Issue 15: todo no slower than classic, freeze and thaw, every kind.
+# The targets: todo no slower than classic, freeze and thaw, every kind.
 EVERY_KIND_LIMITS = (('N >= 100', lambda n: n >= 100, 1.0), ('N = 10', lambda n: n == 10, 1.1))
 
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tools people reach for first when a freeze is stuck, on the KASAN
- * test kernel (issue 14; the host boots job "debugtools",
+ * test kernel (the host boots job "debugtools",
  * tests/host/47-debug-tools.sh):
  *
  *  - /proc/<pid>/wchan and /proc/<pid>/stack of every task, with a task

@@ -1108,9 +1108,8 @@ static void cg1_frozen_across_system_freeze(struct __test_metadata *_metadata,
 }
 
 /*
- * 4. cgroup v1.  Issue 11 item 4a (the cgroup going FROZEN while its task
- * already sits in the todo freezer's wait, i.e. during the system freeze)
- * cannot be reached from user space: from the first pass of the freeze to
+ * 4. cgroup v1.  The cgroup going FROZEN while its task already sits in
+ * the todo freezer's wait (i.e. during the system freeze) cannot be reached from user space: from the first pass of the freeze to
  * the thaw no user task runs user code, the writer of /sys/power/state is
  * inside that write(), and nothing else (mconsole included) writes
  * freezer.state.  What user space can do is freeze the cgroup before (these

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The lost wake-up between the todo freezer's frozen wait and the thaw
- * (issue 23, item 3), on two CPUs or more (make smp-test).
+ * (docs/kick-audit.md, D), on two CPUs or more (make smp-test).
  *
  * A task frozen by the todo freezer stores its state (TASK_FROZEN), then
  * rechecks the generation the thaw ends; the thaw ends the generation,

@@ -2,7 +2,7 @@
 # An RCU stall report after a stop in gdb shows the interrupted task's
 # kernel stack under its registers, as other architectures' show_regs()
 # do; UML 6.12 printed the registers only, all zero when the timer signal
-# had been deferred (arch-um-patches/0011, issue 14).  gdb attaches to a
+# had been deferred (arch-um-patches/0011).  gdb attaches to a
 # running ./linux (make debug ATTACH=) booted with a 3 s stall timeout,
 # stops it where a grace period is in progress (rcu_gp_fqs_loop; a guest
 # loop of fork()s keeps grace periods coming), holds it 5 s and detaches.

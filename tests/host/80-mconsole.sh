@@ -5,7 +5,7 @@
 # own CPU time, read with mconsole "proc PID/stat", stands still) and thaw
 # restarts it.  While user space is frozen, the debugging commands work:
 # "proc PID/wchan" and "proc PID/stack", "sysrq t", which shows the frozen
-# tasks' stacks in the refrigerator, and "sysrq w" (issue 14).  A freeze
+# tasks' stacks in the refrigerator, and "sysrq w".  A freeze
 # that fails (a guest task refuses for a while) gets an error reply and
 # leaves no freezing thread behind: the next freeze works.  A client that
 # is alive but does not read its reply stalls neither the kernel nor,
