@@ -48,13 +48,13 @@ session_start() {
 	if [ "$SESSION_ARCH" = um ]; then
 		check_tempdir
 		cmd=("$SESSION_IMAGE" mem="$mem" initrd="$initrd" uml_dir="$SESSION_DIR" umid="$SESSION_UMID"
-			con=null ssl=null con0="$con" guest="$job" "${extra[@]}")
+			con=null ssl=null con0="$con" job="$job" "${extra[@]}")
 	else
 		# panic=-1 with -no-reboot: a panic ends QEMU at once, as it ends UML.
 		# KUnit and KCSAN from boot (configs/smp.config says why not by config);
 		# a later kunit.enable=0 in the extra arguments wins.
 		qemu_args=("$SESSION_IMAGE" "$initrd" "$mem"
-			"console=ttyS0 panic=-1 kunit.enable=1 kcsan.early_enable=1 $(guest_lpj "$obj/.config") guest=$job ${extra[*]}")
+			"console=ttyS0 panic=-1 kunit.enable=1 kcsan.early_enable=1 $(guest_lpj "$obj/.config") job=$job ${extra[*]}")
 		qemu_decide_accel
 		SESSION_ACCEL=${SMP_ACCEL:-$SMP_ACCEL_PROBED}
 		qemu_cmd "$SESSION_ACCEL" "${qemu_args[@]}"

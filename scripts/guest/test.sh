@@ -72,9 +72,9 @@ job() {
 
 # guest= that names no test is a mistake: say which names there are.
 if [ -n "$guest" ]; then
-	found=0
+	found=0 progs=$(programs)
 	set -f
-	for prog in $(programs); do
+	for prog in $progs; do
 		# shellcheck disable=SC2086
 		opts=$(chosen "$prog") && /tests/"$prog" --list $opts >/dev/null 2>&1 && found=1
 	done
