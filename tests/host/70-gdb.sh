@@ -135,21 +135,23 @@ else
 fi
 
 # 3. make debug CMD=: the breakpoint stops in the freeze of a process of
-# the user's command line, run in the guest in a host directory.
+# the user's command line, run in the guest in a host directory.  A cat
+# blocked opening a FIFO runs its freeze item (todo_freeze_self); a sleep
+# would be frozen in place, without it.
 cat >"$tmp/cmd.gdb" <<-'EOF'
 	set trace-commands on
 	delete
-	break todo_freeze_self if $_streq(((struct task_struct *)data)->comm, "sleep")
+	break todo_freeze_self if $_streq(((struct task_struct *)data)->comm, "cat")
 	continue
 	p $lx_current().comm
 	delete
 	continue
 EOF
 name="gdb: make debug CMD= stops in the freeze of the command's own process"
-debug --cwd "$tmp" --cmd 'sleep 30 & sleep 1; echo freeze >/sys/power/state; echo "freeze: $? in $PWD"; kill $!' \
+debug --cwd "$tmp" --cmd 'mkfifo /tmp/fifo; cat /tmp/fifo & sleep 1; echo freeze >/sys/power/state; echo "freeze: $? in $PWD"; kill $!' \
 	--batch "$tmp/cmd.gdb" --timeout 120 >"$tmp/cmd" 2>&1 && rc=0 || rc=$?
 if [ "$rc" -eq 0 ] && ! grep -q 'Kernel panic' "$tmp/cmd"; then
-	expect "$name" "$tmp/cmd" 'Breakpoint [0-9]+([.][0-9]+)?, todo_freeze_self' '^\$1 = "sleep\\000' \
+	expect "$name" "$tmp/cmd" 'Breakpoint [0-9]+([.][0-9]+)?, todo_freeze_self' '^\$1 = "cat"' \
 		"^freeze: 0 in $tmp\$" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
 else
 	fail "$name (exit $rc)" "$tmp/cmd"
