@@ -1,22 +1,20 @@
 # shellcheck shell=bash
-# Helpers for host-side tests: each prints TAP, "ok N - NAME", "not ok N -
-# NAME", "ok N - NAME # SKIP why" or a console's results as a subtest;
-# scripts/test.sh counts it with the kernel's KTAP parser (docs/console.md).
+# Helpers for host-side tests: each prints KTAP results, "ok N - NAME",
+# "not ok N - NAME", "ok N - NAME # SKIP why", or a console's results as a
+# subtest; scripts/test.sh makes the test a subtest of the run's document,
+# not ok if any of its results failed, and counts it with the kernel's
+# KTAP parser (docs/console.md).
 # shellcheck source=../../scripts/session.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/session.sh"
 
 # The flavour under test: scripts/test.sh --flavour sets it.
 TEST_FLAVOUR=${TEST_FLAVOUR:-$(default_flavour test)}
-# The results are numbered in a file: tests report from subshells too.
-export TAP_SEQ=${TAP_SEQ:-$LOGS/tap-seq.$$}
-[ -s "$TAP_SEQ" ] || echo 0 >"$TAP_SEQ"
+# The test's results file (ktap_result in scripts/lib.sh); scripts/test.sh
+# gives each test an empty one.
+export TAP_RESULTS=${TAP_RESULTS:-$LOGS/tap-results.$$}
 
-tap() {
-	local n
-	n=$(($(cat "$TAP_SEQ") + 1))
-	echo "$n" >"$TAP_SEQ"
-	echo "$1 $n - $2"
-}
+# tap STATUS NAME: one result of the test.
+tap() { ktap_result "$1" "$2" "$TAP_RESULTS"; }
 pass() { tap ok "$1"; }
 skip() { tap ok "$1 # SKIP $2"; }
 # fail NAME [DIAGNOSTIC-FILE]: a failing result, with the file as "# " lines.
