@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Read a saved guest console log: the guest job's KTAP document, parsed
-once by the kernel's tools/testing/kunit/kunit_parser.py, and the kernel
-log's reports (docs/console.md).  Prints the results as one KTAP subtest,
-one result per test, and exits 1 if any failed; --totals parses a whole
-KTAP document (scripts/test.sh's) and prints its totals.
+"""Read a saved guest console log for a host test (docs/console.md): the
+guest job's KTAP document, passed on as the guest printed it, nested as one
+subtest, and results on the kernel log beside it.  --totals parses a whole
+run's KTAP document (scripts/test.sh's) once, with the kernel's
+tools/testing/kunit/kunit_parser.py, and prints its failing tests and its
+totals.
 """
 import argparse
-import io
+import contextlib
+import importlib
+import inspect
 import os
 import re
 import sys
-from itertools import count
 
 INIT_TAG = 'TODO-INIT:'   # the guest init's first line; the document follows
-NUMBER = count(1)
+EXIT_TAG = 'TODO-EXIT:'   # the guest init's last line, with the job's exit status
+
 # Kernel reports that mean a test run is not clean, whatever the tests said.
 SPLAT_RE = re.compile(r'(BUG: |WARNING: |Kernel panic|KASAN|UBSAN|'
                       r'possible circular locking|inconsistent lock state|'
@@ -109,16 +112,24 @@ def classify_reports(lines):
     return skip
 
 
-FAILED = []
+# The host test's results file (--results, tests/host/lib.sh): a line per
+# result printed so far, its status; a result's number is its line.
+RESULTS = None
+NUMBER = 0
 
 
-def result(ok, name, skip=None, diag=()):
-    """One result line of the subtest, after its "# " diagnostics."""
+def result(ok, name, diag=(), why=''):
+    """One result of the host test, after its "# " diagnostics: numbered on
+    from the results file, and added to it."""
+    global NUMBER
+    NUMBER += 1
+    status = 'ok' if ok else 'not ok'
     for d in diag:
-        print('    # ' + d)
-    print('    %s %s%s' % ('ok' if ok else 'not ok', '%d %s' % (next(NUMBER), name),
-                           '' if skip is None else ' # SKIP ' + skip))
-    FAILED.extend([] if ok else [name])
+        print('# ' + d)
+    print('%s %d - %s%s' % (status, NUMBER, name, ' # ' + why if why else ''))
+    if RESULTS:
+        with open(RESULTS, 'a') as f:
+            print(status, file=f)
 
 
 def read_log(path):
@@ -126,84 +137,90 @@ def read_log(path):
         return [l.rstrip('\r\n').replace('\r', '') for l in f]
 
 
-def load_parser(kunit_dir):
-    """kunit_parser, quiet (its errors go to kp.ERRORS), keeping each
-    result line: it drops the reason of a SKIP."""
-    global kp
-    sys.path.insert(0, kunit_dir)
-    import kunit_parser as kp
-    import kunit_printer
-    kp.ERRORS = io.StringIO()
-    kp.stdout = kunit_printer.Printer(kp.ERRORS)
-    plain = kp.parse_test_result
-
-    def keep_line(lines, test, expected_num):
-        test.line = lines.peek()
-        return plain(lines, test, expected_num)
-    kp.parse_test_result = keep_line
+# A line of the job's document at its top level; the lines of its subtests
+# are indented four spaces per level (scripts/guest/lib.sh), the kernel's
+# messages between them are not.
+TOP_LINE_RE = re.compile(r'(KTAP version \d+|1\.\.\d+|(not )?ok \d+ .*)$')
+# The lines that open and close subtests, and their indentation.
+NESTING_RE = re.compile(r'( *)(?:(KTAP version \d+)|# Subtest: (.*)|(?:not )?ok \d+ )')
 
 
-def parse(lines):
-    """The KTAP document that starts LINES.  Not through kunit.py's own
-    extraction: it takes the first document (KUnit's at boot) and stops at
-    some kernel messages."""
-    return kp.parse_test(kp.LineStream(iter(enumerate(lines, 1))), 0, [], False)
-
-
-def leaves(test, path=()):
-    """(ok, path, SKIP reason, log) of each test without subtests; a parent
-    that failed with no failing leaf, or lacks subtests its plan promised
-    (a crash or a timeout), is one failing leaf more."""
-    S = kp.TestStatus
-    if test.status == S.NO_TESTS and not test.subtests and path:  # passes, as before
-        yield True, path[:-1] + (path[-1] + ' (no TAP results)',), None, test.log
-    elif not test.subtests:
-        m = re.search(r' # SKIP ?(.*)$', getattr(test, 'line', ''))
-        yield test.status in (S.SUCCESS, S.SKIPPED), path or ('no results',), m and m.group(1), test.log
-    bad = False
-    for sub in test.subtests:
-        if sub.name or sub.subtests:
-            for leaf in leaves(sub, path + (sub.name or '?',)):
-                bad |= not leaf[0]
-                yield leaf
-    missing = sum(1 for t in test.subtests if not t.name and not t.subtests)
-    if missing:
-        yield False, path + ('%d of %d results missing (crash or timeout)'
-                             % (missing, len(test.subtests)),), None, test.log
-    elif test.subtests and test.status == S.FAILURE and not bad:
-        yield False, path + ('failed with no failing test',), None, test.log
-
-
-def guest_document(lines, suites):
-    """The results of the guest job's KTAP document, which follows the
-    guest init's first line, named "kunit: SUITE.CASE" and "guest: PROGRAM:
-    TEST"; the KUnit SUITES must be in it."""
+def job_document(lines):
+    """The guest job's KTAP document: from the first "KTAP version" line
+    after the guest init's first line to its exit line, without the kernel
+    messages printed among its lines; and the job's exit status (None: no
+    exit line, a crash or a timeout)."""
     start = next((n + 1 for n, l in enumerate(lines) if l.startswith(INIT_TAG)), len(lines))
-    if not any(kp.KTAP_START.match(l) for l in lines[start:]):
-        return result(False, 'guest: a KTAP document after "%s"' % INIT_TAG, diag=lines[-10:])
-    top = parse(lines[start:])
-    for ok, path, skip, log in leaves(top):
-        name = 'kunit: ' + '.'.join(path[1:]) if path[0] == 'kunit' else 'guest: ' + ': '.join(path)
-        result(ok, name, skip, diag=() if ok else log[-40:])
-    kunit = [t for t in top.subtests if t.name == 'kunit']
+    doc = []
+    for line in lines[start:]:
+        if line.startswith(EXIT_TAG):
+            m = re.match(re.escape(EXIT_TAG) + r' *(\d+)', line)
+            return doc, int(m.group(1)) if m else None
+        if (doc or line.startswith('KTAP version')) and (line.startswith('    ') or TOP_LINE_RE.match(line)):
+            doc.append(line)
+    return doc, None
+
+
+def close_cut_subtests(doc):
+    """The result lines of the subtests that DOC opens and never closes (a
+    crash or a timeout cut it there), each "not ok" and numbered after its
+    siblings: without them the one parse of the run would take the lines
+    that follow, the host test's, for the missing results."""
+    opened, done = [], {0: 0}   # open subtests [depth, name]; results per depth
+    for line in doc:
+        m = NESTING_RE.match(line)
+        if not m:
+            continue
+        depth, version, subtest = len(m.group(1)) // 4, m.group(2), m.group(3)
+        if subtest is not None and opened and opened[-1] == [depth, '']:
+            opened[-1][1] = subtest           # the name of the subtest just opened
+        elif (version or subtest is not None) and depth:
+            opened.append([depth, subtest or ''])
+            done[depth] = 0
+        elif not version and subtest is None:  # a result closes what is deeper
+            while opened and opened[-1][0] > depth:
+                opened.pop()
+            done[depth] = done.get(depth, 0) + 1
+    closing = []
+    for depth, name in reversed(opened):
+        done[depth - 1] = done.get(depth - 1, 0) + 1
+        closing.append('%snot ok %d %s # the document ends here: a crash or a timeout'
+                       % ('    ' * (depth - 1), done[depth - 1], name))
+    return closing
+
+
+def guest_document(lines, name, suites):
+    """The guest job's KTAP document as subtest NAME, and whether each KUnit
+    suite in SUITES passed in it; the subtest is ok if the job exited 0."""
+    doc, status = job_document(lines)
+    if not doc:
+        return result(False, name, diag=['no KTAP document after "%s"; the log ends:' % INIT_TAG]
+                      + lines[-10:])
+    cut = close_cut_subtests(doc)
+    print('    %s\n    # Subtest: %s' % (doc[0], name))
+    for line in doc[1:] + cut:
+        print('    ' + line)
+    why = ('cut off: a crash or a timeout' if cut else
+           'no "%s" line: a crash or a timeout' % EXIT_TAG if status is None else
+           'exit status %d' % status if status else '')
+    result(not why, name, why=why)
+    passed = kunit_passed(doc)
     for suite in suites:
-        result(any(t.name == suite and t.status == kp.TestStatus.SUCCESS
-                   for k in kunit for t in k.subtests), 'kunit: suite %s ran and passed' % suite)
+        result(suite in passed, 'kunit: suite %s ran and passed' % suite)
 
 
-def totals(path):
-    """The failing leaves of the KTAP document in PATH, its parse errors,
-    and "N passed, N failed, N skipped"; False if anything failed."""
-    top = parse(read_log(path))
-    for ok, leaf, skip, log in leaves(top):
-        if not ok:
-            print('# failed: ' + ' > '.join(leaf))
-    errors = [l.split('[ERROR]')[1] for l in kp.ERRORS.getvalue().splitlines() if '[ERROR]' in l]
-    for e in errors:
-        print('# KTAP:' + e)
-    c = top.counts
-    print('%d passed, %d failed, %d skipped' % (c.passed, c.failed + c.crashed, c.skipped))
-    return not (c.failed or c.crashed or errors)
+def kunit_passed(doc):
+    """The KUnit suites that passed, as the job's subtest "kunit" lists them
+    (scripts/guest/lib.sh): its results, up to its own result line."""
+    passed, inside = set(), False
+    for line in doc:
+        if line == '    # Subtest: kunit':
+            inside = True
+        elif inside and not line.startswith(' '):
+            break
+        elif inside and re.match(r'    ok \d+ \S+$', line):
+            passed.add(line.split()[2])
+    return passed
 
 
 def splats(lines, skip=()):
@@ -214,10 +231,113 @@ def splats(lines, skip=()):
            diag=found[:20])
 
 
+kp = None   # the kernel's kunit_parser, imported by parse_run()
+
+
+@contextlib.contextmanager
+def stdout_to(stream):
+    """File descriptor 1 is STREAM's meanwhile: 6.12's kunit_parser prints its
+    report to the standard output (kunit_printer.stdout, made at import)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(stream.fileno(), 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def parse_run(path, kunit_dir, report):
+    """The KTAP document in PATH, parsed once by kunit_parser.parse_run_tests;
+    its report, as kunit.py prints it, goes to file REPORT.  6.12's takes no
+    printer, later ones do."""
+    global kp
+    sys.path.insert(0, kunit_dir)
+    with open(report, 'w') as out, stdout_to(out):
+        kp = importlib.import_module('kunit_parser')
+        # extract_tap_lines() ends a document at a kernel's last words
+        # (KTAP_END) anywhere in a line; here they can only be quoted from a
+        # log, in a failure's diagnostics: leave those lines out.
+        lines = [l for l in read_log(path) if not kp.KTAP_END.search(l)]
+        if 'printer' in inspect.signature(kp.parse_run_tests).parameters:
+            return kp.parse_run_tests(lines, importlib.import_module('kunit_printer').Printer(out))
+        return kp.parse_run_tests(lines)
+
+
+def full_name(path):
+    return ' > '.join(path) or 'the document'
+
+
+def failures(test, path=()):
+    """The full name of each failing test under TEST, and whether the
+    parser's counts, of tests without subtests, miss it: a test without
+    subtests that failed or crashed; the subtests that a crash or a timeout
+    left out, one name for all of a test's; the innermost test whose own
+    result is not ok with no failing test under it (a program that exited
+    non-zero after its tests passed, and then its job), which the counts
+    miss."""
+    S = kp.TestStatus
+    missing = [s for s in test.subtests
+               if not s.name and not s.subtests and s.status == S.TEST_CRASHED]
+    below = [f for sub in test.subtests if not any(sub is m for m in missing)
+             for f in failures(sub, path + (sub.name,))]
+    yield from below
+    if missing:
+        yield '%s: %d of %d results missing (a crash or a timeout)' % (
+            full_name(path), len(missing), len(test.subtests)), False
+    if path and not test.subtests and test.status in (S.FAILURE, S.TEST_CRASHED):
+        yield full_name(path), False
+    elif (path and test.status == S.FAILURE and not (test.counts.failed or test.counts.crashed)
+          and not any(missed for _, missed in below)):
+        yield full_name(path) + ' (not ok, with no failing test under it)', True
+
+
+def parse_errors(test, path=()):
+    """Where the parser found errors, and how many: a test's counts add up
+    those of its subtests."""
+    own = test.counts.errors - sum(s.counts.errors for s in test.subtests)
+    if own:
+        yield full_name(path), own
+    for sub in test.subtests:
+        yield from parse_errors(sub, path + (sub.name or '?',))
+
+
+def totals(path, kunit_dir):
+    """The failing tests of the KTAP document in PATH, where it has parse
+    errors, and "N passed, N failed, N skipped"; False if anything failed
+    or the document has errors."""
+    report = path + '.report'
+    top = parse_run(path, kunit_dir, report)
+    uncounted = 0
+    for name, missed in failures(top):
+        print('# failed: ' + name)
+        uncounted += missed
+    for where, n in parse_errors(top):
+        print('# KTAP: %d parse error(s) in %s' % (n, where))
+    if top.counts.errors:
+        print("# KTAP: the parser's report says which: " + report)
+    c = top.counts
+    failed = c.failed + c.crashed + uncounted
+    print('%d passed, %d failed, %d skipped' % (c.passed, failed, c.skipped))
+    return not (failed or c.errors)
+
+
+def count_lines(path):
+    try:
+        with open(path) as f:
+            return sum(1 for _ in f)
+    except FileNotFoundError:
+        return 0
+
+
 def main():
+    global RESULTS, NUMBER
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('log')
-    ap.add_argument('--name', default='console', help='the subtest that holds the results')
+    ap.add_argument('--name', default='console', help="the subtest that holds the job's document")
+    ap.add_argument('--results', help="the host test's results file: number on from it, add to it")
     ap.add_argument('--kernel-only', action='store_true', help='no KTAP document: the kernel log')
     ap.add_argument('--kunit-suites', default='', help='KUnit suites that must have passed')
     ap.add_argument('--kunit-dir', default=os.path.join(
@@ -225,21 +345,22 @@ def main():
     ap.add_argument('--classify-reports', action='store_true',
                     help='fail on KCSAN and lockdep reports in the todo list or freezer '
                          'code; list the others with their location instead of failing')
-    ap.add_argument('--totals', action='store_true', help='LOG is a KTAP document: its totals')
+    ap.add_argument('--totals', action='store_true',
+                    help="LOG is a whole run's KTAP document: its failures and totals "
+                         "(the parser's report: LOG.report)")
     args = ap.parse_args()
-    if not os.path.exists(os.path.join(args.kunit_dir, 'kunit_parser.py')):
-        sys.exit('parse_console.py: no kunit_parser.py in %s; unpack the kernel '
-                 'tree first: scripts/source.sh' % args.kunit_dir)
-    load_parser(args.kunit_dir)
     if args.totals:
-        sys.exit(0 if totals(args.log) else 1)
+        if not os.path.exists(os.path.join(args.kunit_dir, 'kunit_parser.py')):
+            sys.exit('parse_console.py: no kunit_parser.py in %s; unpack the kernel '
+                     'tree first: scripts/source.sh' % args.kunit_dir)
+        sys.exit(0 if totals(args.log, args.kunit_dir) else 1)
+    # The results say what failed: the exit status is 0 once they are out.
+    RESULTS, NUMBER = args.results, count_lines(args.results) if args.results else 0
     lines = read_log(args.log)
-    print('    KTAP version 1\n    # Subtest: ' + args.name)
     if not args.kernel_only:
-        guest_document(lines, args.kunit_suites.split())
+        guest_document(lines, args.name, args.kunit_suites.split())
     skip = classify_reports(lines) if args.classify_reports else set()
     splats(lines, skip)
-    sys.exit(1 if FAILED else 0)
 
 
 if __name__ == '__main__':

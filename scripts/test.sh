@@ -12,25 +12,24 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/qemu.sh"
 
-# Every test's TAP, each a subtest of one KTAP document that the kernel's
-# parser counts (scripts/parse_console.py --totals).
+# Every test's results, each test a subtest of one KTAP document that the
+# kernel's parser counts once (scripts/parse_console.py --totals).
 results=$LOGS/test-results.ktap body=$LOGS/test-results.body
 ntests=0
 
-# record NAME OUT: the TAP in file OUT as subtest NAME of the document.
+# record NAME OUT RESULTS: the results in file OUT (their statuses in file
+# RESULTS) as subtest NAME of the document, not ok if one failed.
 record() {
 	ntests=$((ntests + 1))
-	{
-		printf '    KTAP version 1\n    # Subtest: %s\n' "$1"
-		sed 's/^/    /' "$2"
-		echo "ok $ntests $1"
-	} >>"$body"
+	ktap_subtest "$ntests" "$1" "$2" "$3" >>"$body"
 }
 
 # record_failure NAME WHAT: subtest NAME of one failed result, WHAT.
 record_failure() {
-	echo "not ok 1 - $2" | tee "$LOGS/test-current.out"
-	record "$1" "$LOGS/test-current.out"
+	local out=$LOGS/test-current.out res=$LOGS/test-current.results
+	: >"$res"
+	ktap_result "not ok" "$2" "$res" | tee "$out"
+	record "$1" "$out" "$res"
 }
 
 # timed NAME CMD...: run CMD, adding "NAME N s" to the timings line.
@@ -141,24 +140,24 @@ background_rows() {
 # A test that dies, or reports nothing, gets a failing result more.
 run_tests() {
 	local t
-	export TAP_SEQ=$LOGS/test-current.seq
+	export TAP_RESULTS=$LOGS/test-current.results
 	for t; do
 		tabled "${t#"$TOP"/tests/}" run_test "$t"
 	done
-	rm -f "$TAP_SEQ"
+	rm -f "$TAP_RESULTS"
 }
 
 run_test() {
 	local t=$1 name out=$LOGS/test-current.out
 	stage "test ${t#"$TOP"/}"
 	name=${t#"$TOP"/tests/}
-	echo 0 >"$TAP_SEQ"
+	: >"$TAP_RESULTS"
 	if ! bash "$t" >"$out" 2>&1; then
-		echo "not ok $(($(cat "$TAP_SEQ") + 1)) - ${name%.sh} exited with an error" >>"$out"
+		ktap_result "not ok" "${name%.sh} exited with an error" "$TAP_RESULTS" >>"$out"
 	fi
-	[ "$(cat "$TAP_SEQ")" -gt 0 ] || echo "not ok 1 - ${name%.sh} reported no result" >>"$out"
+	[ -s "$TAP_RESULTS" ] || ktap_result "not ok" "${name%.sh} reported no result" "$TAP_RESULTS" >>"$out"
 	cat "$out"
-	record "${name%.sh}" "$out"
+	record "${name%.sh}" "$out" "$TAP_RESULTS"
 }
 
 # make_needs TARGET...: make the targets; a failure is a result.
@@ -174,7 +173,7 @@ finish() {
 	local rc=0
 	{ printf 'KTAP version 1\n1..%d\n' "$ntests"; cat "$body"; } >"$results"
 	rm -f "$body"
-	info "all results (KTAP): ${results#"$TOP"/}; console logs: ${LOGS#"$TOP"/}/"
+	info "all results (KTAP): ${results#"$TOP"/} (the parser's report: ${results#"$TOP"/}.report); console logs: ${LOGS#"$TOP"/}/"
 	show_timings
 	# No kernel tree, no parser: the source step failed, as recorded.
 	[ -f "$SRC/tools/testing/kunit/kunit_parser.py" ] || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }

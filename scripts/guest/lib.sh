@@ -1,8 +1,9 @@
 # shellcheck shell=sh
 # Shared by the guest jobs that run test programs; source it, do not run it.
-# A job prints one KTAP document (docs/console.md), which the host parses
-# once with the kernel's kunit_parser (scripts/parse_console.py): each
-# run_prog a subtest.  A failing subtest sets rc=1.
+# A job prints one KTAP document (docs/console.md), which the host passes
+# on as printed (scripts/parse_console.py), for the kernel's kunit_parser
+# to parse once with the run's other results: each run_prog a subtest.  A
+# failing subtest sets rc=1.
 rc=0 ktap_n=0 counting=""
 
 # ktap_job FUNCTION: FUNCTION's run_prog calls as the job's KTAP document,

@@ -1,77 +1,129 @@
 #!/usr/bin/env bash
-# scripts/parse_console.py on saved console logs: the guest suite's KTAP
-# document of a clean run gives only ok results; the same log with one test
-# turned into a failure and a KASAN report added gives exactly those
-# failures, and with a program's subtest gone, a failure for the missing
-# result; --totals counts those failures; and --classify-reports fails a
-# KCSAN report in the todo list but only lists those elsewhere in the
-# kernel, also one inside a mutex that the todo trigger took (the race is
-# the mutex's, not the caller's).
+# scripts/parse_console.py on saved console logs.  The guest suite's log is
+# reported as host test 40-guest-suite reports it (console_results: the
+# job's document nested as printed, results on the kernel log beside it),
+# recorded as scripts/test.sh records a test, and the run's document parsed
+# once (--totals).  A clean log gives only ok results; one test turned into
+# a failure and a KASAN report added give exactly those failures, by their
+# full names, counted, and the host test not ok; a program that exits
+# non-zero with its tests passed is one failure; a program cut out gives a
+# failure for its missing result; a log cut off inside a program (a crash)
+# gives failures for the missing results and keeps the results after it in
+# place.  And --classify-reports fails a KCSAN report in the todo list but
+# only lists those elsewhere in the kernel, also one inside a mutex that
+# the todo trigger took (the race is the mutex's, not the caller's).
 . "$(dirname "$0")/../host/lib.sh"
 
 data=$TOP/tests/data
 tmp=$(scratch)
-parse() { python3 "$TOP/scripts/parse_console.py" "$@"; }
-# totals_of OUT: the totals line of parse_console's subtest OUT as a document.
-totals_of() {
-	{ printf 'KTAP version 1\n1..1\n'; cat "$1"; echo "ok 1 console"; } >"$1.ktap"
-	{ parse --totals "$1.ktap" || true; } | tail -n 1
+host=host/40-guest-suite
+xz -dc "$data/guest-suite.log.xz" >"$tmp/clean.log"
+
+# as_run CASE: console log CASE.log as 40-guest-suite reports it, in a run's
+# document CASE.ktap of that one test; CASE.totals: what --totals prints.
+as_run() {
+	local c=$tmp/$1
+	: >"$c.results"
+	TAP_RESULTS=$c.results console_results "guest suite" "$c.log" \
+		--kunit-suites "task_todo todo_freezer maccess" >"$c.out"
+	{ printf 'KTAP version 1\n1..1\n'; ktap_subtest 1 "$host" "$c.out" "$c.results"; } >"$c.ktap"
+	python3 "$TOP/scripts/parse_console.py" --totals "$c.ktap" >"$c.totals" || true
 }
-xz -dc "$data/guest-suite.log.xz" >"$tmp/suite.log"
-R='^    (not )?ok [0-9]+'
 
-parse --kunit-suites "task_todo todo_freezer maccess" "$tmp/suite.log" >"$tmp/suite" || true
-ok=$(grep -cE '^    ok [0-9]+ ' "$tmp/suite" || true)
-bad=$(grep -cE '^    not ok [0-9]+ ' "$tmp/suite" || true)
-name="check: parse_console: a clean guest-suite log gives only ok results ($ok)"
-if [ "$bad" -eq 0 ] && [ "$ok" -ge 100 ]; then
-	expect "$name" "$tmp/suite" "$R kunit: task_todo\.task_todo_test_priority_order$" \
-		"$R guest: freeze_scenarios\.todo: scen\.threads_of_a_multithreaded_process_all_freeze$" \
-		"$R guest: freeze_compat\.classic: " "$R guest: kmemleak: kmemleak\.no_leaks$" \
-		"$R kunit: suite maccess ran and passed$" "$R kernel: no warnings, lockdep, KASAN or hung-task reports$"
+# failed_are CASE LINE...: CASE's totals name exactly these failed tests.
+failed_are() {
+	diff <(printf '# failed: %s\n' "${@:2}") <(grep '^# failed: ' "$tmp/$1.totals") >"$tmp/$1.diff"
+}
+
+# The job's plan; the first test of the first program after KUnit's: its
+# line, program, name.
+plan=$(sed -n '/^TODO-INIT:/,$ s/^1\.\.//p' "$tmp/clean.log" | head -n 1)
+read -r line prog leaf < <(awk '/^ok [0-9]+ kunit$/ { on = 1 }
+	on && /^    # Subtest: / { prog = $3 }
+	on && prog && /^    ok [0-9]+ [^ ]+$/ { print NR, prog, $3; exit }' "$tmp/clean.log")
+
+as_run clean
+passed=$(sed -n 's/^\([0-9]*\) passed, 0 failed, [0-9]* skipped$/\1/p' "$tmp/clean.totals")
+name="check: parse_console: a clean guest-suite log gives only ok results (${passed:-?} passed)"
+if [ "${passed:-0}" -ge 100 ] && ! grep -q '^#' "$tmp/clean.totals" &&
+	! grep -qE '^ *not ok ' "$tmp/clean.ktap"; then
+	# Nested as printed: KUnit case, program test, each at its depth.
+	expect "$name" "$tmp/clean.ktap" '^ {16}ok [0-9]+ task_todo_test_priority_order$' \
+		"^ {12}ok [0-9]+ $leaf\$" '^    ok [0-9]+ - guest suite$' \
+		'^    ok [0-9]+ - kunit: suite maccess ran and passed$' \
+		'^    ok [0-9]+ - kernel: no warnings, lockdep, KASAN or hung-task reports$' "^ok 1 $host\$"
 else
-	fail "$name ($bad not ok)" "$tmp/suite"
+	fail "$name" "$tmp/clean.totals"
 fi
 
-# One passing test made to fail, and a KASAN report in the kernel log.
-sed -e 's/^\( *\)ok \([0-9]*\) scen\.pipe_reader_sees_no_eintr$/\1not ok \2 scen.pipe_reader_sees_no_eintr/' \
+# The program and the job exit 1, as the guest prints it (sed expressions).
+exit1=(-e "s/^ok \\([0-9]*\\) $prog\$/not ok \\1 $prog # exit status 1/" -e 's/^TODO-EXIT: 0$/TODO-EXIT: 1/')
+
+# The test fails, and a KASAN report in the kernel log.
+sed -e "${line}s/^    ok /    not ok /" "${exit1[@]}" \
 	-e '/^ok 1 kunit$/a BUG: KASAN: slab-use-after-free in task_todo_run+0x12/0x80' \
-	"$tmp/suite.log" >"$tmp/broken.log"
-parse "$tmp/broken.log" >"$tmp/broken" || true
-name="check: parse_console: a failed test and a KASAN report each give a not ok result, counted"
-bad=$(grep -cE '^    not ok ' "$tmp/broken" || true)
-if [ "$bad" -eq 3 ]; then
-	expect "$name" "$tmp/broken" \
-		'^    not ok [0-9]+ guest: freeze_scenarios\.todo: scen\.pipe_reader_sees_no_eintr$' \
-		'^    not ok [0-9]+ guest: freeze_scenarios\.classic: scen\.pipe_reader_sees_no_eintr$' \
-		'^    not ok [0-9]+ kernel: no warnings, lockdep, KASAN or hung-task reports$' \
-		'^    # BUG: KASAN: slab-use-after-free in task_todo_run'
-	totals_of "$tmp/broken" | grep -qE '^[0-9]+ passed, 3 failed, [0-9]+ skipped$' ||
-		fail "$name: --totals counts 3 failed" "$tmp/broken.ktap"
+	"$tmp/clean.log" >"$tmp/broken.log"
+as_run broken
+name="check: parse_console: a failed test and a KASAN report are the failures, by full name, counted"
+if failed_are broken "$host > guest suite > $prog > $leaf" \
+	"$host > kernel: no warnings, lockdep, KASAN or hung-task reports" &&
+	grep -qx "$((passed - 2)) passed, 2 failed, [0-9]* skipped" "$tmp/broken.totals"; then
+	expect "$name" "$tmp/broken.ktap" '^    # BUG: KASAN: slab-use-after-free in task_todo_run' \
+		'^    not ok [0-9]+ - guest suite # exit status 1$' "^not ok 1 $host\$"
 else
-	fail "$name ($bad not ok, want 3: the test under each freezer and the kernel log)" "$tmp/broken"
+	cat "$tmp/broken.totals" >>"$tmp/broken.diff"
+	fail "$name" "$tmp/broken.diff"
 fi
 
-# A program that never reported: freezer_select's subtest cut out, from
-# the KTAP version line before its name to its result.
-first=$(grep -n '^    # Subtest: freezer_select$' "$tmp/suite.log" | cut -d: -f1)
-sed "$((first - 1)),/^ok [0-9]* freezer_select$/d" "$tmp/suite.log" >"$tmp/missing.log"
-parse "$tmp/missing.log" >"$tmp/missing" || true
-name="check: parse_console: a missing program gives a not ok result, counted"
-if ! grep -q freezer_select "$tmp/missing"; then
-	expect "$name" "$tmp/missing" '^    not ok [0-9]+ guest: 1 of [0-9]+ results missing \(crash or timeout\)$'
-	totals_of "$tmp/missing" | grep -qE '^[0-9]+ passed, 1 failed, [0-9]+ skipped$' ||
-		fail "$name: --totals counts 1 failed" "$tmp/missing.ktap"
+# The program exits 1 with all its tests passed.
+sed "${exit1[@]}" "$tmp/clean.log" >"$tmp/exited.log"
+as_run exited
+name="check: parse_console: a program that exits non-zero with its tests passed is one failure, counted"
+if failed_are exited "$host > guest suite > $prog (not ok, with no failing test under it)" &&
+	grep -qx "$passed passed, 1 failed, [0-9]* skipped" "$tmp/exited.totals"; then
+	expect "$name" "$tmp/exited.ktap" "^not ok 1 $host\$"
 else
-	fail "$name (freezer_select still there)" "$tmp/missing"
+	cat "$tmp/exited.totals" >>"$tmp/exited.diff"
+	fail "$name" "$tmp/exited.diff"
 fi
 
-parse --kernel-only --classify-reports "$data/kcsan-reports.log" >"$tmp/kcsan" || true
+# A program that never reported: its subtest cut out, from the KTAP version
+# line before its name to its result.
+first=$(grep -n "^    # Subtest: $prog\$" "$tmp/clean.log" | cut -d: -f1)
+sed "$((first - 1)),/^ok [0-9]* $prog\$/d" "$tmp/clean.log" >"$tmp/missing.log"
+as_run missing
+name="check: parse_console: a program cut out is a failure for its missing result, counted"
+if failed_are missing "$host > guest suite: 1 of $plan results missing (a crash or a timeout)" &&
+	grep -qx '[0-9]* passed, 1 failed, [0-9]* skipped' "$tmp/missing.totals" &&
+	! grep -q "$prog" "$tmp/missing.totals"; then
+	pass "$name"
+else
+	fail "$name" "$tmp/missing.totals"
+fi
+
+# A crash inside that program: the log ends after its first test.
+head -n "$line" "$tmp/clean.log" >"$tmp/cut.log"
+as_run cut
+name="check: parse_console: a log cut inside a program fails what is missing, and keeps what follows"
+total=$(grep -A 1 "^    # Subtest: $prog\$" "$tmp/clean.log" | sed -n 's/^    1\.\.//p')
+if failed_are cut "$host > guest suite > $prog: $((total - 1)) of $total results missing (a crash or a timeout)" \
+	"$host > guest suite: $((plan - 2)) of $plan results missing (a crash or a timeout)" &&
+	grep -qx "[0-9]* passed, $((total - 1 + plan - 2)) failed, [0-9]* skipped" "$tmp/cut.totals"; then
+	expect "$name" "$tmp/cut.ktap" "^        not ok 2 $prog # the document ends here: a crash or a timeout\$" \
+		'^    not ok [0-9]+ - guest suite # cut off: a crash or a timeout$' \
+		'^    ok [0-9]+ - kunit: suite maccess ran and passed$' "^not ok 1 $host\$"
+else
+	cat "$tmp/cut.totals" >>"$tmp/cut.diff"
+	fail "$name" "$tmp/cut.diff"
+fi
+
+: >"$tmp/kcsan.results"
+TAP_RESULTS=$tmp/kcsan.results console_results kcsan "$data/kcsan-reports.log" --kernel-only --classify-reports >"$tmp/kcsan"
 name="check: parse_console --classify-reports: a KCSAN report in the todo list fails, those elsewhere are listed"
 expect "$name" "$tmp/kcsan" \
-	'^    not ok [0-9]+ kernel: no KCSAN or lockdep report in the todo list or freezer code$' \
-	'^    # BUG: KCSAN: data-race in task_todo_add / task_todo_call \[series: task_todo_add task_todo_call' \
-	'^    ok [0-9]+ kernel: 2 KCSAN or lockdep report\(s\) elsewhere in the kernel \(2 distinct\), listed$' \
-	'^    # elsewhere: BUG: KCSAN: data-race in alloc_pid / copy_process at alloc_pid, copy_process' \
-	'^    # elsewhere: BUG: KCSAN: data-race in osq_lock / osq_unlock at osq_lock, osq_unlock$'
+	'^not ok [0-9]+ - kernel: no KCSAN or lockdep report in the todo list or freezer code$' \
+	'^# BUG: KCSAN: data-race in task_todo_add / task_todo_call \[series: task_todo_add task_todo_call' \
+	'^ok [0-9]+ - kernel: 2 KCSAN or lockdep report\(s\) elsewhere in the kernel \(2 distinct\), listed$' \
+	'^# elsewhere: BUG: KCSAN: data-race in alloc_pid / copy_process at alloc_pid, copy_process' \
+	'^# elsewhere: BUG: KCSAN: data-race in osq_lock / osq_unlock at osq_lock, osq_unlock$'
 rm -rf "$tmp"

@@ -1,22 +1,21 @@
 # shellcheck shell=bash
-# Helpers for host-side tests: each prints TAP, "ok N - NAME", "not ok N -
-# NAME", "ok N - NAME # SKIP why" or a console's results as a subtest;
-# scripts/test.sh counts it with the kernel's KTAP parser (docs/console.md).
+# Helpers for host-side tests: each prints KTAP results, "ok N - NAME",
+# "not ok N - NAME", "ok N - NAME # SKIP why", and a guest's console as its
+# job's document nested as it was printed, with results on its kernel log;
+# scripts/test.sh makes the test a subtest of the run's document, not ok
+# if any of its results failed, and the kernel's KTAP parser counts it
+# (docs/console.md).
 # shellcheck source=../../scripts/session.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/session.sh"
 
 # The flavour under test: scripts/test.sh --flavour sets it.
 TEST_FLAVOUR=${TEST_FLAVOUR:-$(default_flavour test)}
-# The results are numbered in a file: tests report from subshells too.
-export TAP_SEQ=${TAP_SEQ:-$LOGS/tap-seq.$$}
-[ -s "$TAP_SEQ" ] || echo 0 >"$TAP_SEQ"
+# The test's results file (ktap_result in scripts/lib.sh); scripts/test.sh
+# gives each test an empty one.
+export TAP_RESULTS=${TAP_RESULTS:-$LOGS/tap-results.$$}
 
-tap() {
-	local n
-	n=$(($(cat "$TAP_SEQ") + 1))
-	echo "$n" >"$TAP_SEQ"
-	echo "$1 $n - $2"
-}
+# tap STATUS NAME: one result of the test.
+tap() { ktap_result "$1" "$2" "$TAP_RESULTS"; }
 pass() { tap ok "$1"; }
 skip() { tap ok "$1 # SKIP $2"; }
 # fail NAME [DIAGNOSTIC-FILE]: a failing result, with the file as "# " lines.
@@ -67,22 +66,21 @@ guest_kunit_glob() {
 	return 1
 }
 
-# console_results NAME LOG [OPTION...]: what scripts/parse_console.py reads
-# in console LOG (the guest's KTAP document, the kernel log), as subtest NAME.
+# console_results NAME LOG [OPTION...]: console LOG's results, read by
+# scripts/parse_console.py: the guest job's KTAP document, as printed, as
+# subtest NAME, then the results on the kernel log.
 console_results() {
 	local name=$1 log=$2
 	shift 2
-	if python3 "$TOP/scripts/parse_console.py" --name "$name" "$@" "$log"; then
-		pass "$name"
-	else
-		fail "$name"
-	fi
+	python3 "$TOP/scripts/parse_console.py" --name "$name" --results "$TAP_RESULTS" "$@" "$log" ||
+		fail "$name: scripts/parse_console.py reads $log"
 }
 
 # boot_job NAME JOB TIMEOUT LOG FLAVOUR [PARSE-OPTION...] [-- KERNEL-PARAM...]:
-# boot FLAVOUR with guest job JOB, report its console as subtest NAME, and
-# fail "NAME: boot finished" if the boot itself did not finish (runner exit
-# other than 0 or 1, the guest's own verdict).
+# boot FLAVOUR with guest job JOB, report its console (console_results:
+# the job's document as subtest NAME), and fail "NAME: boot finished" if
+# the boot itself did not finish (runner exit other than 0 or 1, the
+# guest's own verdict).
 boot_job() {
 	local name=$1 job=$2 timeout=$3 log=$4 flavour=$5 opts=() rc mem=512M
 	shift 5
@@ -100,9 +98,9 @@ boot_job() {
 
 # smp_run LEVEL TIMEOUT LOG [KERNEL-PARAM...]: boot the smp flavour (x86_64
 # under QEMU, SMP_CPUS vCPUs, default 4) with guest job smp at
-# smp_level=LEVEL (scripts/guest/smp.sh), as subtest "smp": KUnit, the
-# guest programs, the kernel log (KCSAN and lockdep reports in the series
-# fail, others are listed), that both KUnit suites ran.
+# smp_level=LEVEL (scripts/guest/smp.sh): subtest "smp" (KUnit, the guest
+# programs), and beside it the kernel log (KCSAN and lockdep reports in the
+# series fail, others are listed) and that both KUnit suites ran.
 smp_run() {
 	local level=$1 timeout=$2 log=$3
 	shift 3
