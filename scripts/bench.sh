@@ -34,7 +34,6 @@ timeout=""
 mem=2G
 flavour=$(default_flavour bench)
 
-usage() { sed -n '/^# Usage:/,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
 	case $1 in

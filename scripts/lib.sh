@@ -26,6 +26,15 @@ COVER_LETTER=0000-cover-letter.patch
 PROJECT_NAME="todo-freezer project"
 PROJECT_EMAIL="todo-freezer@users.noreply.github.com"
 
+# usage [SCRIPT]: the script's usage, its header comment: the comment lines
+# after "#!", up to the first line that is not one.
+usage() {
+	awk 'NR == 1 { next } !/^#/ { exit } !/^# shellcheck/ { sub(/^# ?/, ""); print }' "${1:-$0}"
+}
+# -h or --help as the first argument of any script that sources this: its
+# usage, before anything runs.  (A sourced file sees its caller's arguments.)
+case ${1:-} in -h | --help) usage; exit 0 ;; esac
+
 mkdir -p "$LOGS"
 
 ts() { date +%H:%M:%S; }

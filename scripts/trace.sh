@@ -36,7 +36,6 @@ STRACE=${STRACE:-strace}
 # so the markers can be read back; -q: no attach/detach chatter on the console.
 STRACE_OPTS="-q -ttt -s 4096"
 
-usage() { sed -n '/^# Usage:/,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
