@@ -19,7 +19,6 @@
 . "$(dirname "$0")/session.sh"
 . "$(dirname "$0")/cmd-dir.sh"
 
-
 # run_cmd: the command mode.  The runner's own lines go to stderr, the
 # command's output, from the console log, to stdout.
 run_cmd() {

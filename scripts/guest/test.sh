@@ -50,46 +50,48 @@ chosen() {
 	echo "$opts"
 }
 
-# run_chosen PROG: PROG with the tests guest= chose, if any.  (set -f: the
-# globs go to the program as they are.)
-run_chosen() {
-	opts=$(chosen "$1") || return 0
-	[ "$opts" != all ] || { run_prog "$1" "/tests/$1"; return 0; }
-	set -f
+# The job's plan, worked out once: a line "PROG OPTIONS" per program with a
+# chosen test (its --list says so), "kmemleak" if chosen.  set -f: the
+# users' globs go to the programs as they are.
+plan="" progs=$(programs)
+set -f
+for prog in $progs; do
+	opts=$(chosen "$prog") || continue
 	# shellcheck disable=SC2086 # word splitting of the options is meant
-	if [ -n "$counting" ] || /tests/"$1" --list $opts >/dev/null 2>&1; then
-		run_prog "$1" "/tests/$1" $opts
-	fi
-	set +f
-}
+	[ "$opts" = all ] || /tests/"$prog" --list $opts >/dev/null 2>&1 || continue
+	plan="$plan$prog $opts
+"
+done
+set +f
+if chosen kmemleak >/dev/null; then plan="${plan}kmemleak
+"; fi
 
 job() {
-	for prog in $(programs); do
-		run_chosen "$prog"
-	done
-	if chosen kmemleak >/dev/null; then run_prog kmemleak kmemleak_check; fi
+	set -f
+	# (The programs' stdin is not the plan.)
+	while read -r prog opts; do
+		case $prog in
+		'') ;;
+		kmemleak) run_prog kmemleak kmemleak_check </dev/null ;;
+		*) [ "$opts" = all ] && opts=""
+			# shellcheck disable=SC2086
+			run_prog "$prog" "/tests/$prog" $opts </dev/null ;;
+		esac
+	done <<EOF
+$plan
+EOF
+	set +f
 }
 
 # guest= that names no test is a mistake: say which names there are.
-if [ -n "$guest" ]; then
-	found=0 progs=$(programs)
-	set -f
-	for prog in $progs; do
-		# shellcheck disable=SC2086
-		opts=$(chosen "$prog") && /tests/"$prog" --list $opts >/dev/null 2>&1 && found=1
-	done
-	set +f
-	if chosen kunit >/dev/null; then
-		for f in /sys/kernel/debug/kunit/*/results; do [ -e "$f" ] && found=1; break; done
-	fi
-	chosen kmemleak >/dev/null && found=1
-	if [ "$found" -eq 0 ]; then
-		echo "KTAP version 1"
-		echo "1..1"
-		echo "# guest=$guest${freezer:+ freezer=$freezer}: no program here has such a test; the programs: $(programs | tr '\n' ' ')kunit kmemleak"
-		echo "# their tests: /tests/PROG --list (make run CMD=...), or docs/testing.md"
-		echo "not ok 1 guest.chosen_tests_exist"
-		exit 1
-	fi
+kunit_ran=0
+for f in /sys/kernel/debug/kunit/*/results; do [ -e "$f" ] && kunit_ran=1; break; done
+if [ -z "$(echo "$plan" | tr -d '\n')" ] && [ "$kunit_ran" -eq 0 ]; then
+	echo "KTAP version 1"
+	echo "1..1"
+	echo "# guest=$guest${freezer:+ freezer=$freezer}: no program here has such a test; the programs: $(echo $progs) kunit kmemleak"
+	echo "# their tests: /tests/PROG --list (make run CMD=...), or docs/testing.md"
+	echo "not ok 1 guest.chosen_tests_exist"
+	exit 1
 fi
 ktap_job job

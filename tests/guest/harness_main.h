@@ -38,18 +38,16 @@ struct harness_choice {
 /* The harness's own variant of a fixture that declares none. */
 static const struct __fixture_variant_metadata harness_no_variant = { .name = "" };
 
-static bool harness_chosen(const struct harness_choice *c, const char *fixture,
-			   const char *variant, const char *test)
+/* Whether test @full (FIXTURE.VARIANT.TEST), @short (FIXTURE.TEST) is chosen. */
+static bool harness_chosen(const struct harness_choice *c, const char *variant,
+			   const char *full, const char *short_name)
 {
-	char full[512], short_name[512];
 	unsigned int i;
 
 	if (c->freezer && variant[0] && strcmp(variant, c->freezer))
 		return false;
 	if (!c->nr_match)
 		return true;
-	snprintf(full, sizeof(full), "%s.%s%s%s", fixture, variant, variant[0] ? "." : "", test);
-	snprintf(short_name, sizeof(short_name), "%s.%s", fixture, test);
 	for (i = 0; i < c->nr_match; i++)
 		if (!fnmatch(c->match[i], full, 0) || !fnmatch(c->match[i], short_name, 0))
 			return true;
@@ -66,17 +64,18 @@ static int harness_walk(const struct harness_choice *c, bool print, char **args,
 	const struct __fixture_variant_metadata *v;
 	struct __fixture_metadata *f;
 	struct __test_metadata *t;
-	char name[512];
+	char name[512], short_name[512];
 	int count = 0;
 
 	for (f = __fixture_list; f; f = f->next) {
 		for (v = f->variant ?: &harness_no_variant; v; v = v->next) {
 			for (t = f->tests; t; t = t->next) {
-				if (!harness_chosen(c, f->name, v->name, t->name))
-					continue;
-				count++;
 				snprintf(name, sizeof(name), "%s.%s%s%s", f->name, v->name,
 					 v->name[0] ? "." : "", t->name);
+				snprintf(short_name, sizeof(short_name), "%s.%s", f->name, t->name);
+				if (!harness_chosen(c, v->name, name, short_name))
+					continue;
+				count++;
 				if (print)
 					printf("%s\n", name);
 				if (args) {
