@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Real suspends-to-idle, not pm_test stops: arm the RTC alarm
+ * Real suspends, not pm_test stops: arm the RTC alarm
  * (/sys/class/rtc/rtc0/wakealarm; busybox has no rtcwake), write "freeze"
- * to /sys/power/state with pm_test off, and let the alarm wake the machine
- * (the UML RTC is a wakeup source).  UML's "mem" state is no good here: it
- * returns well before the alarm.
+ * (suspend-to-idle) or "mem" (suspend-to-RAM) to /sys/power/state with
+ * pm_test off, and let the alarm wake the machine (the UML RTC is a wakeup
+ * source).  UML 6.12's "mem" returned at once: its suspend slept only
+ * while the host timer was armed, and suspend stops the timer.
  *
- * Five in a row per freezer, the fixture's variants (rtc.todo.*,
+ * Five suspends-to-idle and two suspends-to-RAM in a row per freezer, the
+ * fixture's variants (rtc.todo.*,
  * rtc.classic.*; scripts/guest/rtc.sh runs the program in its own boot).
  * Each must be woken by its own alarm: the "+2" is accepted (UML 6.12 lost
  * the rtc interrupt of a suspend, so the RTC core kept the alarm and the
@@ -61,6 +63,18 @@ static int alarm_after_irq(char *buf, size_t size)
 		usleep(10000);
 	}
 	return 0;
+}
+
+/*
+ * CLOCK_BOOTTIME in ns: unlike CLOCK_MONOTONIC, it counts the time spent
+ * in suspend-to-RAM, where timekeeping is suspended.
+ */
+static long long boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* Move the guest's CLOCK_REALTIME by @s seconds; the RTC (host) keeps its. */
@@ -206,9 +220,16 @@ static void alarm_on_its_second(struct __test_metadata *_metadata,
 	EXPECT_STREQ("", alarm) TH_LOG("the alarm is still set");
 }
 
+/*
+ * One suspend to @state ("freeze" or "mem"), woken by the RTC alarm; the
+ * kernel log names the state as "s2idle" or "deep".
+ */
 static void suspend_once(struct __test_metadata *_metadata,
-			 FIXTURE_DATA(rtc) *self, const char *freezer, int nr)
+			 FIXTURE_DATA(rtc) *self, const char *freezer,
+			 const char *state, int nr)
 {
+	const char *entry = strcmp(state, "mem") ? "PM: suspend entry (s2idle)" :
+						   "PM: suspend entry (deep)";
 	char expect[64], alarm[32], *log;
 	struct freeze_window w;
 	long long t0, took, due, woke;
@@ -221,12 +242,13 @@ static void suspend_once(struct __test_metadata *_metadata,
 	ASSERT_GE(count, 0) TH_LOG("no rtc line in /proc/interrupts");
 	ret = arm_alarm(&due);
 	ASSERT_EQ(0, ret) TH_LOG("suspend %d: arming the alarm: %s", nr, strerror(-ret));
+	t0 = boottime_ns();
+	ret = write_str(POWER_STATE, state);
+	took = boottime_ns() - t0;
 	t0 = now_ns();
-	ret = write_str(POWER_STATE, "freeze");
-	took = now_ns() - t0;
 	woke = read_ll(RTC_SECONDS);
-	TH_LOG("suspend %d with the %s freezer: %d after %.3f s; rtc interrupts %ld -> %ld; alarm due at %lld, back at %lld",
-	       nr, freezer, ret, took / 1e9, count, rtc_irq_count(), due, woke);
+	TH_LOG("suspend %d to %s with the %s freezer: %d after %.3f s; rtc interrupts %ld -> %ld; alarm due at %lld, back at %lld",
+	       nr, state, freezer, ret, took / 1e9, count, rtc_irq_count(), due, woke);
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, last_freeze_window(&w)) TH_LOG("no freeze window in %s", FREEZER_BENCH_LAST);
 	/* Woken by its own alarm, which the RTC core saw fire. */
@@ -257,15 +279,15 @@ static void suspend_once(struct __test_metadata *_metadata,
 	if (access(FREEZER_SELECT, F_OK))	/* a stock kernel names no freezer */
 		snprintf(expect, sizeof(expect), "Freezing user space processes");
 	EXPECT_NE(NULL, strstr(log, expect)) TH_LOG("no \"%s\" in the kernel log", expect);
-	EXPECT_NE(NULL, strstr(log, "PM: suspend entry (s2idle)"));
+	EXPECT_NE(NULL, strstr(log, entry)) TH_LOG("no \"%s\" in the kernel log", entry);
 	EXPECT_NE(NULL, strstr(log, "PM: suspend exit"));
 	EXPECT_NE(NULL, strstr(log, "Restarting tasks ... done"));
 	free(log);
 }
 
-TEST_F_TIMEOUT(rtc, five_suspends_to_idle_each_woken_by_the_rtc_alarm, 300)
+/* Start the counting child and wait until it has counted. */
+static void start_counter(struct __test_metadata *_metadata, FIXTURE_DATA(rtc) *self)
 {
-	const char *freezer = variant->freezer;
 	int i;
 
 	self->child = fork();
@@ -275,10 +297,25 @@ TEST_F_TIMEOUT(rtc, five_suspends_to_idle_each_woken_by_the_rtc_alarm, 300)
 	for (i = 0; i < 400 && self->c->iters < 10UL; i++)
 		usleep(5000);
 	ASSERT_GE(self->c->iters, 10UL);
+}
 
+TEST_F_TIMEOUT(rtc, five_suspends_to_idle_each_woken_by_the_rtc_alarm, 300)
+{
+	int i;
+
+	start_counter(_metadata, self);
 	alarm_on_its_second(_metadata, self, 0);
 	for (i = 1; i <= SUSPENDS; i++)
-		suspend_once(_metadata, self, freezer, i);
+		suspend_once(_metadata, self, variant->freezer, "freeze", i);
+}
+
+TEST_F_TIMEOUT(rtc, two_suspends_to_ram_each_woken_by_the_rtc_alarm, 120)
+{
+	int i;
+
+	start_counter(_metadata, self);
+	for (i = 1; i <= 2; i++)
+		suspend_once(_metadata, self, variant->freezer, "mem", i);
 }
 
 /*
