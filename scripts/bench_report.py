@@ -50,12 +50,13 @@ POINT_KEYS = ('kind', 'n', 'freezer', 'rep', 'freeze_ns', 'thaw_ns', 'frozen', '
 FLOOR_RE = re.compile(r'^BENCH floor n=(\d+) rep=(\d+) ns=(\d+)\s*$')
 KV_RE = re.compile(r'(\w+)=(\S+)')
 # "BENCH WORD k=v ..." lines kept as dicts: the list of parse_log() each goes to.
-KV_LISTS = {'how': 'how', 'alloc': 'alloc', 'alloc-site': 'sites', 'skip': 'skips'}
+KV_LISTS = {'how': 'how', 'alloc': 'alloc', 'alloc-site': 'sites', 'skip': 'skips',
+            'clock': 'clocks'}
 
 
 def parse_log(path):
-    data = dict(points=[], floor=[], alloc=[], how=[], sites=[], skips=[], errors=[], info={},
-                end=None)
+    data = dict(points=[], floor=[], alloc=[], how=[], sites=[], skips=[], clocks=[], errors=[],
+                info={}, end=None)
     with open(path, errors='replace') as f:
         for line in f:
             line = line.rstrip('\r\n')
@@ -330,6 +331,7 @@ def table(data, summ, floor, mem):
         L.append('  extra allocations: %s %s n=%s: %s x%s' % (
             s.get('freezer'), s.get('kind'), s.get('n'), s.get('site'), s.get('extra')))
 
+    L += clock_table(data['clocks'])
     hows = how_summary(data)
     if hows:
         L += ['', '== how the user tasks were frozen (median per freeze; how.csv)']
@@ -344,6 +346,21 @@ def table(data, summ, floor, mem):
     if data['end'] is None:
         L += ['', 'warning: the log has no "BENCH end" line: the bench did not finish']
     return '\n'.join(line.rstrip() for line in L) + '\n'
+
+
+def clock_table(clocks):
+    """Lines for the 'BENCH clock' lines: each clock's cost against ktime_get_ns()."""
+    if not clocks:
+        return []
+    ref = next((int(c['read_ns']) for c in clocks if c.get('name') == 'ktime_get_ns'), None)
+    L = ['', '== clock reads (KUnit suite um_time at boot; x = read / ktime_get_ns read)',
+         '%-22s %14s %12s %8s' % ('clock', 'smallest step', 'one read', 'x')]
+    for c in clocks:
+        read = int(c['read_ns'])
+        L.append('%-22s %11s ns %9s ns %8s' % (
+            c['name'].replace('+', ' '),
+            c['step_ns'], read, fmt_ratio(read / ref) if ref else '-'))
+    return L
 
 
 def measured(summ, floor, kinds, key, chosen=lambda kind, n: True):

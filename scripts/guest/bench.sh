@@ -51,6 +51,17 @@ if [ ! -r /sys/kernel/debug/freezer_bench/last ] || [ ! -w /sys/power/freezer ];
 	exit 1
 fi
 
+# What one read of each UML clock costs, as KUnit suite um_time measured
+# it at boot (CONFIG_UML_TIME_KUNIT_TEST), for the report to set against
+# ktime_get_ns(), the clocksource.
+kunit_clocks=/sys/kernel/debug/kunit/um_time/results
+if [ -r "$kunit_clocks" ]; then
+	sed -n 's/.*um_clock_resolution: \(.*\): smallest step \([0-9]*\) ns, \([0-9]*\) ns per read$/\1|\2|\3/p' \
+		"$kunit_clocks" | while IFS='|' read -r name step cost; do
+		echo "BENCH clock name=$(echo "$name" | tr ' ' +) step_ns=$step read_ns=$cost"
+	done
+fi
+
 # Info messages (each freeze logs about ten) would go out through the
 # console inside the measured freeze; warnings and worse still show.
 echo 5 >/proc/sys/kernel/printk

@@ -20,6 +20,10 @@ name="bench smoke: make bench runs to the end (sizes 10, $REPS reps)"
 if [ "$rc" -eq 0 ]; then pass "$name"; else fail "$name (exit $rc)" "$tmp/run"; fi
 
 check_bench_out "bench smoke" "$out" "$REPS" "$tmp/run"
+# The test kernel runs KUnit suite um_time at boot: the report has its
+# cost of one read per clock, sched_clock() included, against ktime_get_ns().
+expect "bench smoke: table.txt has the clock reads KUnit suite um_time measured" "$out/table.txt" \
+	"^== clock reads" "^ktime_get_ns +[0-9]+ ns +[0-9]+ ns +1\.00$" "^sched_clock +[0-9]+ ns +[0-9]+ ns +[0-9.]+$"
 
 # The kernel said nothing alarming while the bench ran.
 [ ! -f "$out/console.log" ] || console_results "bench smoke" "$out/console.log" --kernel-only
