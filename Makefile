@@ -168,7 +168,7 @@ demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 
 # gdb on ./vmlinux of FLAVOUR (default test; no kernel build, the
 # initramfs is brought up to date unless attaching) with the kernel's
-# gdb scripts and scripts/gdb/lx_todo.py, booting guest job "debug": one
+# gdb scripts (lx-todo, lx-frozen among them), booting guest job "debug": one
 # freeze through the todo freezer, breakpoints on todo_freeze_task,
 # todo_freeze_self and todo_thaw_begin (scripts/debug.sh).  ATTACH=pid
 # attaches to a running ./linux instead; GDB_BATCH=file runs that gdb

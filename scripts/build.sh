@@ -22,6 +22,22 @@ progress() {
 	done
 }
 
+# relative_links DIR: turn the absolute symlinks in DIR that point into
+# build/ into relative ones.  An O= build links "source", vmlinux-gdb.py
+# and scripts/gdb/linux/*.py to the source tree by absolute path (and makes
+# them anew at each make), so a copy of build/ (cp -a) would still read the
+# gdb scripts of the original tree, or none once it is gone.
+relative_links() {
+	local dir=$1 root link target
+	root=$(cd "$BUILD" && pwd -P)
+	case $(cd "$dir" && pwd -P) in "$root"/*) ;; *) return 0 ;; esac
+	while IFS= read -r -d '' link; do
+		target=$(realpath -m "$link")
+		case $target in "$root"/*) ;; *) continue ;; esac
+		ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$target")" "$link"
+	done < <(find "$dir" -type l -lname '/*' -print0)
+}
+
 main() {
 	local obj log jobs pid rc=0 start n arch image
 	FLAVOUR=$(flavour_opt build "$@")
@@ -53,6 +69,7 @@ main() {
 	[ "$rc" -eq 0 ] || die "kernel build '$FLAVOUR' failed" \
 		"the error is in $log (search for 'error:')" \
 		"after fixing it in $SRC, run: make build FLAVOUR=$FLAVOUR"
+	relative_links "$obj"
 	stage_time "kernel build $FLAVOUR${OBJ_DIR:+ into ${OBJ_DIR#"$TOP"/}}, $(grep -cE "$STEP_RE" "$log" || true) steps" "$((SECONDS - start))"
 	n=$(grep -cE "$STEP_RE" "$log" || true)
 	[ "$n" -le "$(cat "$log.steps" 2>/dev/null || echo 0)" ] || echo "$n" >"$log.steps"

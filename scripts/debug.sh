@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # "make debug": gdb on the built kernel, with the kernel's gdb scripts
-# (lx-ps, $lx_current(), ...) and ours (scripts/gdb/lx_todo.py: lx-todo,
-# lx-frozen, $lx_todo_count()) loaded and breakpoints ready on the todo
-# freeze path.  By default gdb starts ./vmlinux of the flavour with guest job
+# (lx-ps, $lx_current(), ... and the series' lx-todo, lx-frozen,
+# $lx_todo_count() of scripts/gdb/linux/todo.py) loaded and breakpoints
+# ready on the todo freeze path.  By default gdb starts ./vmlinux of the flavour with guest job
 # "debug" (scripts/guest/debug.sh), which freezes once through the todo
 # freezer about a second after boot, so the first breakpoint is hit without
 # typing anything; --attach attaches to a running ./linux instead; --batch
@@ -99,6 +99,9 @@ check_build() {
 		"build it first: make build FLAVOUR=$flavour (make test builds the test flavour)"
 	[ -e "$obj/vmlinux-gdb.py" ] || die "no ${obj#"$TOP"/}/vmlinux-gdb.py: the $flavour kernel has no gdb scripts" \
 		"build a flavour with CONFIG_GDB_SCRIPTS=y and debug info: make build FLAVOUR=test"
+	# lx-todo and lx-frozen come with the series (scripts/gdb/linux/todo.py).
+	[ -e "$obj/scripts/gdb/linux/todo.py" ] || die "${obj#"$TOP"/} has gdb scripts without lx-todo and lx-frozen: it was built before the series had them" \
+		"rebuild it: make build FLAVOUR=$flavour"
 }
 
 # The UML kernel a pid belongs to: its own pid if it is the kernel's main
@@ -169,13 +172,13 @@ if [ -n "$cmd" ]; then
 	info "the guest runs, in $cwd ($([ "$rw" -eq 1 ] && echo read-write || echo read-only)): $cmd"
 fi
 
-# gdb auto-loads vmlinux-gdb.py (the kernel's lx- commands) next to an
-# objfile named vmlinux, and only from an auto-load safe path.
+# gdb auto-loads vmlinux-gdb.py (the kernel's lx- commands, lx-todo and
+# lx-frozen among them) next to an objfile named vmlinux, and only from an
+# auto-load safe path.
 gdb_args=(-q -iex "add-auto-load-safe-path $obj"
 	-ex "handle $UML_SIGNALS nostop noprint pass"
 	-ex "set print thread-events off"
-	-ex "set print inferior-events off"
-	-x "$TOP/scripts/gdb/lx_todo.py")
+	-ex "set print inferior-events off")
 # Hardware breakpoints need a live process: start it stopped at its first
 # instruction (starti), or attach first, then set them.
 if [ -n "$attach" ] || [ "$bp" = break ]; then

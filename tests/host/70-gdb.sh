@@ -46,7 +46,7 @@ expect "$name" "$tmp/stop1" ' in state_store \(' '^\$1 = "debug\.sh\\000'
 name="gdb: lx-todo shows freeze_me's freeze item (todo_freeze_self) queued before it runs"
 between "$out" '^[+]tbreak task_todo_queue' '^[+]delete' >"$tmp/queued"
 expect "$name" "$tmp/queued" \
-	'^ +[0-9]+ freeze_me +2147483647  todo_freeze_self +0x[0-9a-f]+ \[freeze_todo\]$' \
+	'^ +[0-9]+ +0 freeze_me +2147483647  todo_freeze_self +0x[0-9a-f]+ \[freeze_todo\]$' \
 	'^\$[0-9]+ = 1$'
 
 name="gdb: the breakpoint in todo_freeze_self is hit in freeze_me's context"
@@ -65,7 +65,7 @@ fi
 
 name="gdb: lx-frozen shows freeze_me frozen in the todo wait"
 between "$out" '[Bb]reakpoint [0-9]+, schedule' '^[+]delete' >"$tmp/frozen"
-expect "$name" "$tmp/frozen" '^frozen +[0-9]+ freeze_me +todo wait \(todo_refrigerator\)$' \
+expect "$name" "$tmp/frozen" '^frozen +[0-9]+ +0 freeze_me +todo wait \(todo_refrigerator\)$' \
 	'^freezer: todo; freezer_active=1 pm_freezing=1 '
 
 name="gdb: the thaw wakes freeze_me in its walk (__thaw_task), after ending the generation"
@@ -157,38 +157,36 @@ else
 	fail "$name (exit $rc)" "$tmp/cmd"
 fi
 
-# 4. Feature detection, on two stand-in programs whose task_struct lacks
-# the todo list or the freeze item (no such kernel is built here).
-name="gdb: lx-todo and lx-frozen name the missing CONFIG_TASK_TODO / CONFIG_TODO_FREEZER"
-cat >"$tmp/fake.c" <<-'EOF'
-	typedef struct { long counter; } atomic_long_t;
-	struct list_head { struct list_head *next, *prev; };
-	struct task_struct {
-		int pid;
-		char comm[16];
-	#ifdef TODO
-		void *todo;
-	#endif
-	};
-	atomic_long_t counter;
-	struct task_struct init_task;
-	int main(void) { return init_task.pid + (int)counter.counter; }
-EOF
-gcc -g -o "$tmp/notodo" "$tmp/fake.c" && gcc -g -DTODO -o "$tmp/nofreezer" "$tmp/fake.c"
-# gdb -batch exits 1 after an error, which is what is tested here.
+# 4. Feature detection: the kernel's own scripts of the test kernel, with
+# constants.py saying what a kernel built without CONFIG_TASK_TODO or
+# CONFIG_TODO_FREEZER says (no such kernel is built here), on its vmlinux
+# read from the file (no boot).
+name="gdb: lx-todo and lx-frozen say the kernel has no todo list / todo freezer"
+obj=$(obj_dir "$TEST_FLAVOUR")
+# lx OPTION COMMAND: COMMAND's output with CONFIG_OPTION off.
 lx() {
-	gdb -q -batch -ex "python import sys; sys.path.insert(0, '$(obj_dir "$TEST_FLAVOUR")/scripts/gdb')" \
-		-x "$TOP/scripts/gdb/lx_todo.py" -ex "$2" "$1" 2>&1 || true
+	local dir=$tmp/no-$1
+	rm -rf "$dir" && mkdir -p "$dir"
+	cp -rL "$obj/scripts/gdb/linux" "$dir/"
+	sed -i "s/^LX_CONFIG_$1 = .*/LX_CONFIG_$1 = 0/" "$dir/linux/constants.py"
+	# gdb -batch exits 1 after an error, which is what is tested here.
+	gdb -q -batch -iex "set auto-load python-scripts off" \
+		-ex "python import sys; sys.path.insert(0, '$dir')" \
+		-ex "python import linux.todo" -ex "$2" "$obj/vmlinux" 2>&1 || true
 }
 {
-	lx "$tmp/notodo" lx-todo
-	lx "$tmp/notodo" 'p $lx_todo_count(0)'
-	lx "$tmp/nofreezer" lx-frozen
+	lx TASK_TODO lx-todo
+	lx TASK_TODO 'p $lx_todo_count(0)'
+	lx TASK_TODO lx-frozen
+	lx TODO_FREEZER lx-frozen
 } >"$tmp/features"
 expect "$name" "$tmp/features" \
-	"^lx-todo: struct task_struct has no member 'todo': this kernel was built without CONFIG_TASK_TODO; enable CONFIG_TASK_TODO\?" \
-	"lx_todo_count: struct task_struct has no member 'todo'" \
-	"^lx-frozen: struct task_struct has no member 'freeze_todo': this kernel was built without CONFIG_TODO_FREEZER; enable CONFIG_TODO_FREEZER\?"
+	'^lx-todo: this kernel has no todo list \(CONFIG_TASK_TODO is not set\)$' \
+	'\$lx_todo_count: this kernel has no todo list \(CONFIG_TASK_TODO is not set\)' \
+	'^lx-frozen: this kernel has no todo list \(CONFIG_TASK_TODO is not set\)$' \
+	'^lx-frozen: this kernel has no todo freezer \(CONFIG_TODO_FREEZER is not set\)$'
+name="gdb: no Python traceback from lx-todo and lx-frozen without the options"
+if grep -q Traceback "$tmp/features"; then fail "$name" "$tmp/features"; else pass "$name"; fi
 
 # 5. Errors that need no boot.
 name="gdb: ATTACH= a missing pid, a process that is no UML kernel, no build: clear errors"
