@@ -37,7 +37,11 @@ lx-todo
 step
 tbreak todo_refrigerator if $_streq($lx_current().comm, "freeze_me")
 continue
-tbreak schedule if $_streq($lx_current().comm, "freeze_me")
+# Only freeze_me's own schedule(): compare UML's current task pointer
+# (cpu_tasks[0].task), a plain read, not $lx_current().comm, which runs
+# Python at every schedule() of every task.
+set $freeze_me = $lx_current()
+tbreak schedule if cpu_tasks[0].task == $freeze_me
 continue
 bt 3
 p/x $lx_current().__state
