@@ -1,0 +1,80 @@
+# shellcheck shell=sh
+# The host's trace-cmd (Debian package trace-cmd), run in the guest: a
+# trace.dat of a freeze, written to the host through hostfs, that
+# "trace-cmd report" and KernelShark read on the host (docs/trace.md).
+# Source it (after lib.sh), do not run it.  Used by the jobs trace, demo
+# and tracedat.
+#
+# The guest has busybox, not trace-cmd and its libraries: the host's / is
+# mounted through hostfs, read-only, at TC_ROOT and trace-cmd runs in a
+# chroot there, with the guest's proc, sysfs and tracefs mounted in it and
+# the one host directory it writes to (the trace.dat's) mounted writable at
+# its own path.  Events are recorded in a trace instance of their own
+# (TC_BUF), so that the timeline of tests/guest/timeline.h (the top
+# buffer) and trace-cmd do not stop or clear each other's tracing, on the
+# monotonic clock: UML's printk and local/global trace clocks tick in
+# jiffies (10 ms steps at HZ=100).  trace-cmd start/stop/extract, not
+# record: no reader threads of trace-cmd run, and are frozen, in the
+# freeze they record.
+TC_ROOT=/mnt/host
+TC_BUF=freeze
+TC_TRACING=/sys/kernel/tracing/instances/$TC_BUF
+TC_LOG=/tmp/trace-cmd.log
+TC_MOUNTS=""
+# What the lines of these functions begin with: "# " in a job's KTAP
+# document (a diagnostic line), else "guest: ".
+TC_SAY=${TC_SAY:-"guest: "}
+
+# tc_mount TYPE OPTIONS DIR: mount, and remember it for tc_teardown.
+tc_mount() {
+	mkdir -p "$3" 2>/dev/null
+	mount -t "$1" -o "$2" none "$3" || { echo "${TC_SAY}trace-cmd: cannot mount $1 on $3"; return 1; }
+	TC_MOUNTS="$3 $TC_MOUNTS"
+}
+
+# tc_setup OUTDIR: the chroot, OUTDIR (a host directory, absolute)
+# writable in it; status 1, with the reason on the console, if the kernel
+# has no tracepoints or the host no trace-cmd.
+tc_setup() {
+	[ -d /sys/kernel/tracing/events/freezer ] || {
+		echo "${TC_SAY}trace-cmd: no freezer tracepoints in /sys/kernel/tracing (a kernel without CONFIG_TRACING)"
+		return 1
+	}
+	tc_mount hostfs ro,/ "$TC_ROOT" || return 1
+	[ -x "$TC_ROOT/usr/bin/trace-cmd" ] || {
+		echo "${TC_SAY}trace-cmd: the host has no /usr/bin/trace-cmd (apt-get install trace-cmd)"
+		tc_teardown
+		return 1
+	}
+	tc_mount proc defaults "$TC_ROOT/proc" && tc_mount sysfs defaults "$TC_ROOT/sys" &&
+		tc_mount tracefs defaults "$TC_ROOT/sys/kernel/tracing" &&
+		tc_mount devtmpfs defaults "$TC_ROOT/dev" && tc_mount tmpfs defaults "$TC_ROOT/tmp" &&
+		tc_mount hostfs "rw,$1" "$TC_ROOT$1" || { tc_teardown; return 1; }
+}
+
+tc_teardown() {
+	for m in $TC_MOUNTS; do umount "$m" || echo "${TC_SAY}trace-cmd: cannot unmount $m"; done
+	TC_MOUNTS=""
+}
+
+# tc ARG...: trace-cmd ARG... in the chroot, the command printed first; its
+# output only when it fails.
+tc() {
+	echo "${TC_SAY}\$ trace-cmd $*"
+	chroot "$TC_ROOT" /usr/bin/trace-cmd "$@" >"$TC_LOG" 2>&1 && return 0
+	tc_status=$?
+	sed "s/^/${TC_SAY}trace-cmd: /" "$TC_LOG"
+	return "$tc_status"
+}
+
+# tc_start: a fresh buffer, the freezer, todo and power events on.
+tc_start() { tc start -B "$TC_BUF" -C mono -e freezer -e todo -e power; }
+
+# tc_mark TEXT: a line in the trace (ftrace's print event, a trace marker).
+tc_mark() { echo "$*" >"$TC_TRACING/trace_marker"; }
+
+# tc_save FILE: stop, and write the buffer to FILE (on the host's path).
+tc_save() { tc stop -B "$TC_BUF" && tc extract -B "$TC_BUF" -o "$1"; }
+
+# tc_end: the instance gone, its events off.
+tc_end() { tc reset -B "$TC_BUF"; rmdir "$TC_TRACING" 2>/dev/null; true; }
