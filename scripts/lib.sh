@@ -293,6 +293,18 @@ tracecmd_check() {
 			"run: make deps (it installs the Debian package trace-cmd), or: apt-get install -y trace-cmd"
 }
 
+# tracedat_arg NAME FILE: the kernel parameter NAME=FILE that tells the
+# guest where on the host to write a trace.dat (or a directory), FILE made
+# absolute; dies if the command line cannot carry it.
+tracedat_arg() {
+	local path
+	path=$(realpath -m "$2")
+	[[ $path != *[[:space:]]* ]] ||
+		die "the guest cannot be told to write to '$path': a kernel parameter has no spaces" \
+			"use an output directory without spaces"
+	echo "$1=$path"
+}
+
 # tracedat_frozen FILE: the freezer:task_frozen events of trace.dat FILE,
 # counted: a line "FREEZER HOW N" per freezer and how= seen.  Status 1 if
 # trace-cmd report cannot read FILE.
@@ -309,6 +321,6 @@ tracedat_show() {
 	counts=$(tracedat_frozen "$1") ||
 		die "trace-cmd report cannot read ${1#"$TOP"/}" "see the console log: the guest's trace-cmd lines"
 	info "trace.dat: ${1#"$TOP"/} ($(du -k "$1" | cut -f1) KiB); task_frozen events:" \
-		"$(awk '{ printf "%s%s %s=%s", NR > 1 ? "," : "", $1, $2, $3 }' <<<"$counts")"
+		"$(awk '$1 != f { printf "%s%s:", (f == "" ? "" : "; "), $1; f = $1 } { printf " %s=%s", $2, $3 }' <<<"$counts")"
 	info "  read it: trace-cmd report ${1#"$TOP"/}; open it: kernelshark ${1#"$TOP"/}"
 }
