@@ -78,3 +78,38 @@ tc_save() { tc stop -B "$TC_BUF" && tc extract -B "$TC_BUF" -o "$1"; }
 
 # tc_end: the instance gone, its events off.
 tc_end() { tc reset -B "$TC_BUF"; rmdir "$TC_TRACING" 2>/dev/null; true; }
+
+# tc_s2idle DIR: one real suspend-to-idle, woken by the RTC alarm after 2 s
+# (as tests/guest/suspend_rtc.c does; busybox has no rtcwake), traced, and
+# captured for the kernel's sleepgraph (tools/power/pm-graph), which the
+# host runs on DIR/sleepgraph_ftrace.txt and DIR/sleepgraph_dmesg.txt:
+# each begins with the stamp line sleepgraph reads (machine, mode, kernel),
+# the trace is the instance's ftrace text with sleepgraph's SUSPEND START
+# and RESUME COMPLETE markers, the kernel log is printed with timestamps.
+# The guest has no host name of its own ("(none)"): it gets one here, as
+# sleepgraph names the machine after it.
+tc_s2idle() {
+	alarm=/sys/class/rtc/rtc0/wakealarm
+	[ -w "$alarm" ] || { echo "${TC_SAY}sleepgraph: no $alarm to wake the guest"; return 1; }
+	[ "$(hostname)" != "(none)" ] || hostname uml-todo
+	pm_test=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/power/pm_test)
+	tc_start || return 1
+	stamp="# suspend-$(date +%m%d%y-%H%M%S) $(hostname) freeze $(uname -r)"
+	echo none >/sys/power/pm_test
+	echo 0 >"$alarm"
+	echo +2 >"$alarm"
+	tc_mark "SUSPEND START $(date +%Y%m%d-%H:%M:%S).000000"
+	echo freeze >/sys/power/state
+	s2idle_status=$?
+	tc_mark "RESUME COMPLETE $(date +%Y%m%d-%H:%M:%S).000000"
+	echo "$pm_test" >/sys/power/pm_test
+	tc stop -B "$TC_BUF" || return 1
+	{ echo "$stamp"; echo "# command | echo freeze > /sys/power/state"; cat "$TC_TRACING/trace"; } \
+		>"$TC_ROOT$1/sleepgraph_ftrace.txt"
+	printk_time=$(cat /sys/module/printk/parameters/time)
+	echo Y >/sys/module/printk/parameters/time
+	{ echo "$stamp"; echo "# command | echo freeze > /sys/power/state"; dmesg; } >"$TC_ROOT$1/sleepgraph_dmesg.txt"
+	echo "$printk_time" >/sys/module/printk/parameters/time
+	[ "$s2idle_status" -eq 0 ] || echo "${TC_SAY}sleepgraph: the suspend-to-idle failed (status $s2idle_status)"
+	return "$s2idle_status"
+}

@@ -18,16 +18,7 @@ check_run() {
 	name="trace ($mode): make trace runs to the end"
 	if [ "$rc" -eq 0 ]; then pass "$name"; else fail "$name (exit $rc)" "$log"; fi
 	check_trace_out "trace ($mode)" "$mode" "$out" "$log"
-	name="trace ($mode): trace-cmd report reads trace.dat, with task_frozen events of both freezers"
-	if [ ! -s "$out/trace.dat" ]; then
-		fail "$name (no trace.dat)" "$log"
-	elif ! counts=$(tracedat_frozen "$out/trace.dat" 2>&1); then
-		fail "$name (trace-cmd report failed: $counts)"
-	elif grep -q '^todo ' <<<"$counts" && grep -q '^classic ' <<<"$counts"; then
-		pass "$name"
-	else
-		fail "$name (task_frozen events: $(tr '\n' ' ' <<<"$counts"))"
-	fi
+	check_tracedat "trace ($mode)" "$out/trace.dat" "$log"
 }
 
 for mode in start attach; do
