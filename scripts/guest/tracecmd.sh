@@ -46,10 +46,13 @@ tc_setup() {
 		tc_teardown
 		return 1
 	}
-	tc_mount proc defaults "$TC_ROOT/proc" && tc_mount sysfs defaults "$TC_ROOT/sys" &&
+	if ! { tc_mount proc defaults "$TC_ROOT/proc" && tc_mount sysfs defaults "$TC_ROOT/sys" &&
 		tc_mount tracefs defaults "$TC_ROOT/sys/kernel/tracing" &&
 		tc_mount devtmpfs defaults "$TC_ROOT/dev" && tc_mount tmpfs defaults "$TC_ROOT/tmp" &&
-		tc_mount hostfs "rw,$1" "$TC_ROOT$1" || { tc_teardown; return 1; }
+		tc_mount hostfs "rw,$1" "$TC_ROOT$1"; }; then
+		tc_teardown
+		return 1
+	fi
 }
 
 tc_teardown() {
@@ -100,6 +103,7 @@ tc_s2idle() {
 	echo +2 >"$alarm"
 	tc_mark "SUSPEND START $(date +%Y%m%d-%H:%M:%S).000000"
 	echo freeze >/sys/power/state
+	# shellcheck disable=SC2320 # the status of the write is the suspend's
 	s2idle_status=$?
 	tc_mark "RESUME COMPLETE $(date +%Y%m%d-%H:%M:%S).000000"
 	echo "$pm_test" >/sys/power/pm_test
