@@ -154,15 +154,17 @@ bench: $(call kernel,$(call flavour,bench)) build/initramfs.cpio
 # todo vs classic, and outside (scripts/trace.sh); no kernel build (the
 # FLAVOUR kernel, default run, must exist), the initramfs is brought up to
 # date.  ATTACH=1 attaches after boot instead of starting ./linux under
-# strace; TIMEOUT=seconds.  Results in build/trace/.
+# strace; TIMEOUT=seconds.  Results in build/trace/, with trace.dat: both
+# freezes recorded by trace-cmd in the guest.
 trace: build/initramfs.cpio
 	@$(S)/trace.sh --flavour $(call flavour,trace) $(if $(ATTACH),--attach) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Builds the bench flavour (FLAVOUR=bench unless given: the run kernel has
-# no tracepoints), boots, drives the freezes from the host with
-# uml_mconsole and draws their timeline, build/demo/timeline.png
-# (scripts/demo.sh).
+# no CONFIG_FREEZER_BENCH, which the timeline needs), boots, drives the
+# freezes from the host with uml_mconsole and draws their timeline,
+# build/demo/timeline.png; also build/demo/trace.dat of both freezes and
+# sleepgraph.html of a suspend-to-idle (scripts/demo.sh).
 demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 	@$(S)/demo.sh --flavour $(call flavour,demo)
 

@@ -11,6 +11,10 @@
 # The guest also traces both freezes (tests/guest/timeline.h); the demo ends
 # with their picture, one lane per workload task, todo above classic:
 # DEMO_OUT/timeline.png and its data, timeline.dat (DEMO_OUT: build/demo).
+# The host's trace-cmd, run in the guest, records both freezes into
+# DEMO_OUT/trace.dat (trace-cmd report, KernelShark); then the guest
+# suspends to idle once, woken by the RTC, and the kernel's sleepgraph
+# draws that on the host: DEMO_OUT/sleepgraph.html (docs/trace.md).
 # Usage: scripts/demo.sh [--flavour F]
 . "$(dirname "$0")/session.sh"
 
@@ -18,9 +22,13 @@ FLAVOUR=$(flavour_opt demo "$@")
 out=${DEMO_OUT:-$BUILD/demo}
 command -v uml_mconsole >/dev/null ||
 	die "uml_mconsole not found" "install it: scripts/deps.sh (Debian package uml-utilities)"
+tracecmd_check
 log=$LOGS/demo.log
+mkdir -p "$out"
+rm -f "$out"/trace.dat "$out"/sleepgraph*
 stage "booting ./linux (flavour $FLAVOUR) with the demo"
-session_start --flavour "$FLAVOUR" --job demo --timeout 60 --show none --log "$log" -- kunit.enable=0
+session_start --flavour "$FLAVOUR" --job demo --timeout 120 --show none --log "$log" -- kunit.enable=0 \
+	"$(tracedat_arg demo_dir "$out")"
 
 # The guest's narration: its lines that are not for the host.
 narrate() { case $1 in TODO-* | DEMO-* | TIMELINE* | "Run /init"*) ;; *) echo "$1" ;; esac; }
@@ -42,7 +50,12 @@ for freezer in todo classic; do
 	echo "  [host] $(session_mc thaw | sed 's/^OK //')"
 	guest_until '^DEMO-RESUMED'
 done
-session_wait
+guest_until '^TODO-EXIT:'
+session_wait || die "the demo's guest job failed (status $?)" "see its lines above and $log"
 echo
 stage "the picture of both freezes: one lane per workload task"
 draw_timeline "$log" "$out" "make demo: one freeze and thaw of the same workloads, todo vs classic freezer"
+stage "the trace.dat of both freezes, and sleepgraph's picture of a suspend-to-idle"
+[ -s "$out/trace.dat" ] || die "the guest wrote no ${out#"$TOP"/}/trace.dat" "see the guest's trace-cmd lines in $log"
+tracedat_show "$out/trace.dat"
+sleepgraph_render "$out"

@@ -13,6 +13,7 @@ PACKAGES=(
 	ccache # incremental rebuilds across object dirs
 	procps util-linux # pgrep, setsid, findmnt for the boot runner
 	strace # make trace: host syscalls of ./linux
+	trace-cmd # the trace.dat of make trace, make demo and make test, recorded in the guest
 	gdb # make debug: gdb with Python, for the kernel's lx- commands
 	uml-utilities # uml_mconsole: the mconsole commands from the host
 	dwarves gnuplot-nox # make bench: pahole on vmlinux, the latency plot

@@ -283,3 +283,71 @@ draw_timeline() {
 	info "timeline picture: ${out#"$TOP"/}/timeline.png"
 	info "timeline data:    ${out#"$TOP"/}/timeline.dat"
 }
+
+# trace.dat: a freeze recorded in the guest by the host's trace-cmd
+# (scripts/guest/tracecmd.sh), read here with trace-cmd report.
+# tracecmd_check: die unless trace-cmd is installed.
+tracecmd_check() {
+	command -v trace-cmd >/dev/null ||
+		die "trace-cmd is not installed: the guest runs the host's trace-cmd to record the trace.dat" \
+			"run: make deps (it installs the Debian package trace-cmd), or: apt-get install -y trace-cmd"
+}
+
+# tracedat_arg NAME FILE: the kernel parameter NAME=FILE that tells the
+# guest where on the host to write a trace.dat (or a directory), FILE made
+# absolute; dies if the command line cannot carry it.
+tracedat_arg() {
+	local path
+	path=$(realpath -m "$2")
+	[[ $path != *[[:space:]]* ]] ||
+		die "the guest cannot be told to write to '$path': a kernel parameter has no spaces" \
+			"use an output directory without spaces"
+	echo "$1=$path"
+}
+
+# tracedat_frozen FILE: the freezer:task_frozen events of trace.dat FILE,
+# counted: a line "FREEZER HOW N" per freezer and how= seen.  Status 1 if
+# trace-cmd report cannot read FILE.
+tracedat_frozen() {
+	local report
+	report=$(trace-cmd report "$1" 2>&1) || { printf '%s\n' "$report" | tail -n 5 >&2; return 1; }
+	sed -n 's/.* task_frozen: .* freezer=\([a-z]*\) how=\([a-z_]*\).*/\1 \2/p' <<<"$report" |
+		sort | uniq -c | awk '{ print $2, $3, $1 }'
+}
+
+# tracedat_show FILE: where the trace.dat is, what it holds, how to open it.
+tracedat_show() {
+	local counts
+	counts=$(tracedat_frozen "$1") ||
+		die "trace-cmd report cannot read ${1#"$TOP"/}" "see the console log: the guest's trace-cmd lines"
+	info "trace.dat: ${1#"$TOP"/} ($(du -k "$1" | cut -f1) KiB); task_frozen events:" \
+		"$(awk '$1 != f { printf "%s%s:", (f == "" ? "" : "; "), $1; f = $1 } { printf " %s=%s", $2, $3 }' <<<"$counts")"
+	info "  read it: trace-cmd report ${1#"$TOP"/}; open it: kernelshark ${1#"$TOP"/}"
+}
+
+# sleepgraph_render DIR: DIR/sleepgraph.html, the kernel tree's sleepgraph
+# (tools/power/pm-graph, as Debian ships no pm-graph package) run on the
+# host on a suspend-to-idle captured in the guest (tc_s2idle in
+# scripts/guest/tracecmd.sh): DIR/sleepgraph_dmesg.txt and
+# DIR/sleepgraph_ftrace.txt.  Run on the host, not in the guest: its
+# network probe fails there (no CONFIG_INET).  Its output in
+# DIR/sleepgraph.log; its "TEST FAILED" on UML is explained in
+# docs/trace.md.
+sleepgraph_render() {
+	local dir=$1 sg=$SRC/tools/power/pm-graph/sleepgraph.py f
+	[ -f "$sg" ] || die "no sleepgraph at ${sg#"$TOP"/}" "unpack the kernel source: make source"
+	for f in "$dir"/sleepgraph_{dmesg,ftrace}.txt; do
+		[ -s "$f" ] || die "no capture for sleepgraph: ${f#"$TOP"/} is missing or empty" \
+			"the guest's suspend-to-idle failed; see its lines in the console log"
+	done
+	rm -f "$dir/sleepgraph.html"
+	run_logged "$dir/sleepgraph.log" python3 "$sg" -dmesg "$dir/sleepgraph_dmesg.txt" \
+		-ftrace "$dir/sleepgraph_ftrace.txt" ||
+		die "sleepgraph could not render the capture in ${dir#"$TOP"/}" "see $dir/sleepgraph.log"
+	[ -s "$dir/sleepgraph.html" ] || die "sleepgraph wrote no ${dir#"$TOP"/}/sleepgraph.html" "see $dir/sleepgraph.log"
+	if grep -q 'FAILED' "$dir/sleepgraph.log"; then
+		info "sleepgraph says: $(grep -m1 'FAILED' "$dir/sleepgraph.log")"
+		info "  (UML's suspend-to-idle does not freeze timekeeping: docs/trace.md)"
+	fi
+	info "sleepgraph: ${dir#"$TOP"/}/sleepgraph.html"
+}

@@ -7,8 +7,11 @@
 # the markers are in the strace log and give the freeze windows without
 # correlating clocks.  scripts/trace_report.py then counts the host
 # syscalls (and signals) in each window and outside, per second too.
+# The guest also records both freezes with the host's trace-cmd, on the
+# monotonic clock, into trace.dat (scripts/guest/tracecmd.sh), for
+# trace-cmd report and KernelShark (docs/trace.md).
 # Output in build/trace/: strace.log (raw), console.log, summary.txt (also
-# printed), summary.csv, windows.csv.
+# printed), summary.csv, windows.csv, trace.dat.
 #
 # Usage: scripts/trace.sh [--flavour run|test|bench] [--attach] [--out DIR]
 #                         [--timeout S]
@@ -69,6 +72,10 @@ preflight() {
 			"run: make deps (it installs the Debian package strace), or: apt-get install -y strace"
 	[ -x "$obj/linux" ] || die "no $flavour kernel at ${obj#"$TOP"/}/linux" \
 		"build it first: make build FLAVOUR=$flavour (make test builds the test flavour)"
+	tracecmd_check
+	grep -q '^CONFIG_TRACING=y' "$obj/.config" 2>/dev/null ||
+		die "the $flavour kernel has no CONFIG_TRACING (no tracepoints for the trace.dat)" \
+			"rebuild it: make build FLAVOUR=$flavour (configs/base.config enables tracing)"
 	grep -q '^CONFIG_PM_DEBUG=y' "$obj/.config" 2>/dev/null ||
 		die "the $flavour kernel has no CONFIG_PM_DEBUG (no /sys/power/pm_test to hold the freeze)" \
 			"rebuild it: make build FLAVOUR=$flavour (configs/base.config sets CONFIG_PM_DEBUG=y)"
@@ -95,10 +102,11 @@ main() {
 	mkdir -p "$out"
 	log=$out/strace.log
 	console=$out/console.log
-	rm -f "$log" "$console" "$out"/summary.txt "$out"/summary.csv "$out"/windows.csv
+	rm -f "$log" "$console" "$out"/summary.txt "$out"/summary.csv "$out"/windows.csv "$out"/trace.dat
 	stage "trace: $flavour kernel under strace ($mode mode), one freeze per freezer"
 	info "strace: $STRACE $STRACE_OPTS -o ${log#"$TOP"/} $([ "$mode" = attach ] && echo "-p PID-of-./linux, after boot" || echo "./linux ...")"
-	[ "$mode" = start ] || extra=(trace_wait=1)
+	extra=("$(tracedat_arg tracedat "$out/trace.dat")")
+	[ "$mode" = start ] || extra+=(trace_wait=1)
 	export TRACE_MODE=$mode TRACE_LOG=$log TRACE_STRACE=$STRACE TRACE_OPTS=$STRACE_OPTS
 	session_start --flavour "$flavour" --job trace --timeout "$timeout" \
 		--show guest --log "$console" --wrap "$TOP/scripts/trace-wrap.sh" -- "${extra[@]}"
@@ -108,6 +116,10 @@ main() {
 			ptrace_problem "$(grep -m1 '^strace: ' "$console")"
 		fi
 		die "strace failed: $(grep -m1 '^strace: ' "$console")" "console log: $console"
+	fi
+	if grep -q '^TRACE error trace-cmd' "$console" 2>/dev/null; then
+		die "the guest could not record the trace.dat: $(grep -m1 '^TRACE error trace-cmd' "$console" | cut -d' ' -f3-)" \
+			"the guest's reason is the line before it in $console (grep -B3 'TRACE error' ${console#"$TOP"/})"
 	fi
 	if grep -q '^TRACE error' "$console" 2>/dev/null; then
 		die "the guest job could not freeze: $(grep -m1 '^TRACE error' "$console" | cut -d' ' -f3-)" \
@@ -121,7 +133,9 @@ main() {
 	stage "trace: host syscalls in and out of the freeze windows"
 	run python3 "$TOP/scripts/trace_report.py" --strace "$log" --out "$out" --mode "$mode" ||
 		die "the summary found a problem (see the error lines above)" "strace log: $log"
-	info "results: ${out#"$TOP"/}/{strace.log,console.log,summary.txt,summary.csv,windows.csv}"
+	[ -s "$out/trace.dat" ] || die "the guest wrote no ${out#"$TOP"/}/trace.dat" "console log: $console"
+	tracedat_show "$out/trace.dat"
+	info "results: ${out#"$TOP"/}/{strace.log,console.log,summary.txt,summary.csv,windows.csv,trace.dat}"
 }
 
 main "$@"

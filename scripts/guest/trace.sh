@@ -12,8 +12,15 @@
 # With trace_wait=1 on the command line (strace attaching after boot) the
 # job first prints TODO-TRACE-WAIT and waits for a line on the console,
 # which the host sends once strace is attached.
+# With tracedat=FILE on the command line, the host's trace-cmd records both
+# freezes into FILE (a host path) through hostfs (tracecmd.sh), each freeze
+# marked in the trace by its TODO-FREEZE-BEGIN line.
 # busybox ash has read -t (timeout), which POSIX sh lacks.
 # shellcheck disable=SC3045
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=SCRIPTDIR/tracecmd.sh
+. "$(dirname "$0")/tracecmd.sh"
 rc=0
 error() {
 	echo "TRACE error $*"
@@ -25,12 +32,12 @@ for f in /sys/power/state /sys/power/pm_test /sys/module/suspend/parameters/pm_t
 done
 [ "$rc" -eq 0 ] || exit "$rc"
 
-trace_wait=0
-read -r cmdline </proc/cmdline
-for arg in $cmdline; do
-	case $arg in trace_wait=*) trace_wait=${arg#*=} ;; esac
-done
-if [ "$trace_wait" = 1 ]; then
+tracedat=$(cmdline_param tracedat "")
+if [ -n "$tracedat" ] && ! tc_setup "${tracedat%/*}"; then
+	error "trace-cmd: cannot run the host's trace-cmd in the guest (above)"
+	exit "$rc"
+fi
+if [ "$(cmdline_param trace_wait 0)" = 1 ]; then
 	echo "TODO-TRACE-WAIT"
 	read -r -t 60 _ || { error "no word from the host within 60 s that strace is attached"; exit "$rc"; }
 fi
@@ -54,8 +61,10 @@ echo "TODO-IDLE-BEGIN"
 read -r -t 1 _ <&4
 echo "TODO-IDLE-END"
 
+[ -z "$tracedat" ] || tc_start || error "trace-cmd: cannot start tracing (above)"
 for freezer in todo classic; do
 	echo "$freezer" >/sys/power/freezer || error "cannot select the $freezer freezer"
+	[ -z "$tracedat" ] || tc_mark "TODO-FREEZE-BEGIN $freezer"
 	echo "TODO-FREEZE-BEGIN $freezer"
 	echo freeze >/sys/power/state
 	# shellcheck disable=SC2320 # the status of the write is the freeze's
@@ -64,6 +73,10 @@ for freezer in todo classic; do
 	[ "$status" -eq 0 ] || error "freeze with the $freezer freezer failed (status $status)"
 done
 
+if [ -n "$tracedat" ]; then
+	tc_save "$tracedat" || error "trace-cmd: cannot write $tracedat (above)"
+	tc_end
+fi
 echo todo >/sys/power/freezer
 echo none >/sys/power/pm_test
 exec 3>&- 4>&-

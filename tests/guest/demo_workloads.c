@@ -180,7 +180,7 @@ static int lanes_ready(void)
 
 /*
  * Trace the workload tasks for the timeline: 1 if on; 0 (and why) if this
- * kernel cannot (the run flavour has no tracepoints).
+ * kernel cannot (the run flavour has no CONFIG_FREEZER_BENCH).
  */
 static int timeline_begin(void)
 {

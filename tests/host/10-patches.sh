@@ -23,9 +23,21 @@ bad=9999-kbuild-Damaged-context.patch
 	printf ' # SPDX-License-Identifier: GPL-2.0\n-VERSION = 6\n+VERSION = 7\n PATCHLEVEL = 99\n'
 } >"$tmp/kernel-patches/$bad"
 echo "$bad" >>"$tmp/kernel-patches/series"
-aid=$(grep -l '^Upstream-Status: Inappropriate' "$KERNEL_PATCHES"/*.patch | head -n 1)
-candidate=$(grep -L '^Upstream-Status: Inappropriate' "$KERNEL_PATCHES"/[0-9]*.patch | tail -n 1)
-candidate=$(basename "$candidate")
+# The last candidate that touches no file an aid touches, moved after the
+# first aid: it still applies there, so the check reaches the damaged patch.
+files_of() { sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$@" | sort -u; }
+aids=$(grep -l '^Upstream-Status: Inappropriate' "$KERNEL_PATCHES"/*.patch)
+aid=$(head -n 1 <<<"$aids")
+# shellcheck disable=SC2086 # the list of aids, one file name each
+aid_files=$(files_of $aids)
+candidate=""
+for c in $(grep -L '^Upstream-Status: Inappropriate' "$KERNEL_PATCHES"/[0-9]*.patch | tac); do
+	if ! comm -12 <(files_of "$c") <(echo "$aid_files") | grep -q .; then
+		candidate=$(basename "$c")
+		break
+	fi
+done
+[ -n "$candidate" ] || die "every upstream candidate touches a file an aid touches" "tests/host/10-patches.sh needs a candidate it can move after an aid"
 sed -i "/^$candidate\$/d" "$tmp/kernel-patches/series"
 sed -i "/^$(basename "$aid")\$/a $candidate" "$tmp/kernel-patches/series"
 KERNEL_PATCHES=$tmp/kernel-patches ARCH_UM_PATCHES=$tmp/arch-um-patches \

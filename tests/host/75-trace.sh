@@ -3,8 +3,9 @@
 # ways of tracing: strace starting ./linux, and strace -p after boot.
 # Checks that the freeze windows of both freezers were found in the strace
 # log with host syscalls inside, and that the summary is well-formed; not
-# any particular number.  Then the errors that need no boot: no strace, no
-# kernel, ptrace not permitted.
+# any particular number; and that trace-cmd report reads the trace.dat
+# the guest recorded, with task_frozen events of both freezers.  Then the
+# errors that need no boot: no strace, no kernel, ptrace not permitted.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/checks.sh"
@@ -17,6 +18,7 @@ check_run() {
 	name="trace ($mode): make trace runs to the end"
 	if [ "$rc" -eq 0 ]; then pass "$name"; else fail "$name (exit $rc)" "$log"; fi
 	check_trace_out "trace ($mode)" "$mode" "$out" "$log"
+	check_tracedat "trace ($mode)" "$out/trace.dat" "$log"
 }
 
 for mode in start attach; do

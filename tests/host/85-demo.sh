@@ -5,7 +5,9 @@
 # Its picture is a well-formed PNG (signature, IHDR of non-zero size first,
 # every chunk's CRC, IEND last), and its data file has exactly one lane per
 # workload task (the pids the guest printed on its DEMO-TASKS line) for
-# each freezer.
+# each freezer.  trace-cmd report reads its trace.dat, with task_frozen
+# events of both freezers, and sleepgraph's page of its suspend-to-idle
+# parses and names freeze_processes and thaw_processes.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/checks.sh"
@@ -14,6 +16,7 @@ out=$LOGS/demo.out
 pic=$BUILD/test-demo
 name="demo: make demo narrates a todo and a classic freeze"
 pic_name="demo: timeline.png is a well-formed PNG with one lane per workload task per freezer"
+sg_name="demo: sleepgraph.html parses and names freeze_processes and thaw_processes"
 
 rm -rf "$pic"
 if DEMO_OUT=$pic timeout 300 "$TOP/scripts/demo.sh" --flavour "$TEST_FLAVOUR" >"$out" 2>&1; then
@@ -33,7 +36,18 @@ if DEMO_OUT=$pic timeout 300 "$TOP/scripts/demo.sh" --flavour "$TEST_FLAVOUR" >"
 	else
 		fail "$pic_name" "$out.timeline"
 	fi
+	check_tracedat demo "$pic/trace.dat" "$out"
+	if [ ! -s "$pic/sleepgraph.html" ]; then
+		fail "$sg_name (no sleepgraph.html)" "$out"
+	elif check_sleepgraph_html "$pic/sleepgraph.html" >"$out.sleepgraph" 2>&1; then
+		cat "$out.sleepgraph"
+		pass "$sg_name"
+	else
+		fail "$sg_name" "$out.sleepgraph"
+	fi
 else
 	fail "$name" "$out"
 	fail "$pic_name (the demo failed)" "$out"
+	fail "demo: trace-cmd report reads trace.dat, with task_frozen events of both freezers (the demo failed)" "$out"
+	fail "$sg_name (the demo failed)" "$out"
 fi

@@ -238,3 +238,64 @@ for e in errors:
 sys.exit(1 if errors else 0)
 PY
 }
+
+# check_tracedat NAME FILE LOG: result NAME, that trace-cmd report reads
+# trace.dat FILE and finds freezer:task_frozen events of both freezers
+# (make trace, make demo: one freeze each); LOG is shown when FILE is
+# missing.
+check_tracedat() {
+	local name="$1: trace-cmd report reads ${2##*/}, with task_frozen events of both freezers" counts
+	if [ ! -s "$2" ]; then
+		fail "$name (no $2)" "$3"
+	elif ! counts=$(tracedat_frozen "$2" 2>&1); then
+		fail "$name (trace-cmd report failed: $counts)"
+	elif grep -q '^todo ' <<<"$counts" && grep -q '^classic ' <<<"$counts"; then
+		pass "$name"
+	else
+		fail "$name (task_frozen events: $(tr '\n' ' ' <<<"$counts"))"
+	fi
+}
+
+# check_sleepgraph_html HTML: the page sleepgraph drew parses as HTML
+# (Python's parser, every div closed) and names freeze_processes and
+# thaw_processes, the freezer's phases, in its timeline.
+check_sleepgraph_html() {
+	python3 - "$1" <<'PY'
+import sys
+from html.parser import HTMLParser
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.depth, self.text, self.tags = 0, [], 0
+    def handle_starttag(self, tag, attrs):
+        self.tags += 1
+        self.depth += tag == 'div'
+        self.text += [v for k, v in attrs if k == 'title' and v]
+    def handle_endtag(self, tag):
+        self.depth -= tag == 'div'
+    def handle_data(self, data):
+        self.text.append(data)
+
+errors = []
+try:
+    page = Page()
+    page.feed(open(sys.argv[1], encoding='utf-8').read())
+    page.close()
+except (OSError, UnicodeDecodeError) as e:
+    sys.exit('# %s' % e)
+if page.depth:
+    errors.append('%d div(s) left open' % page.depth)
+text = '\n'.join(page.text)
+for phase in ('freeze_processes', 'thaw_processes'):
+    names = [t for t in page.text if t.startswith(phase)]
+    if names:
+        print('# %s: %s' % (phase, names[0].strip()))
+    else:
+        errors.append('no %s in the timeline' % phase)
+print('# %s: %d tags' % (sys.argv[1], page.tags))
+for e in errors:
+    print('# ' + e)
+sys.exit(1 if errors else 0)
+PY
+}
