@@ -20,7 +20,10 @@
 # fragments; each target has its default in configs/flavours.mk (run: run,
 # test: test, ...).
 # Make decides what is stale; the scripts are its recipes and keep no
-# freshness logic of their own.
+# freshness logic of their own.  A knob has one word at every level: make
+# CYCLES= is the script's --cycles, the test's $CYCLES and, where the guest
+# reads it, cycles= on the kernel command line (likewise SIZES, REPS,
+# KINDS, SPIN_MAX, TIMELINE, HAMMER, PM_TEST, BATCH, GUEST, FREEZER, JOB).
 
 JOB ?= run
 CYCLES ?= 1000
@@ -125,8 +128,7 @@ check:
 # Freezer stress with CYCLES freeze/thaw cycles (tests/host/50-stress.sh);
 # builds what is needed as make test does.  TIMEOUT= overrides its limit.
 stress:
-	@STRESS_CYCLES=$(CYCLES) $(if $(TIMEOUT),STRESS_TIMEOUT=$(TIMEOUT)) \
-		$(S)/test.sh --flavour $(call flavour,stress) 50-stress
+	@$(S)/test.sh --flavour $(call flavour,stress) --cycles $(CYCLES) $(if $(TIMEOUT),--timeout $(TIMEOUT)) 50-stress
 
 # The series on more than one CPU (tests/host/smp-full.sh): build the smp
 # flavour (configs/smp.config: x86_64, KCSAN + lockdep) and boot it under
@@ -137,8 +139,8 @@ stress:
 # and CYCLES freeze/thaw cycles under churn spread over all CPUs.
 # TIMEOUT= overrides its limit.
 smp-test:
-	@SMP_CYCLES=$(CYCLES) $(if $(HAMMER),SMP_HAMMER_CYCLES=$(HAMMER)) \
-		$(if $(TIMEOUT),SMP_TIMEOUT=$(TIMEOUT)) $(S)/test.sh --flavour $(call flavour,smp-test) smp-full
+	@$(S)/test.sh --flavour $(call flavour,smp-test) --cycles $(CYCLES) $(if $(HAMMER),--hammer $(HAMMER)) \
+		$(if $(TIMEOUT),--timeout $(TIMEOUT)) smp-full
 
 # Freeze/thaw latency per task kind, todo vs classic in one boot of the
 # bench flavour (scripts/bench.sh): SIZES=10,100,1000,4000 REPS=7, also
@@ -173,14 +175,14 @@ demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 # gdb scripts (lx-todo, lx-frozen among them), booting guest job "debug": one
 # freeze through the todo freezer, breakpoints on todo_freeze_task,
 # todo_freeze_self and todo_thaw_begin (scripts/debug.sh).  ATTACH=pid
-# attaches to a running ./linux instead; GDB_BATCH=file runs that gdb
+# attaches to a running ./linux instead; BATCH=file runs that gdb
 # command file non-interactively (TIMEOUT=seconds, default 300);
 # BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; JOB=job;
 # CMD='...' runs that in the guest instead of the one freeze (as make run
 # CMD= does, CWD= RW=), the breakpoints on its freezes.
 debug: $(if $(ATTACH),,build/initramfs.cpio)
 	@$(S)/debug.sh --flavour $(call flavour,debug) \
-		$(if $(ATTACH),--attach $(ATTACH)) $(if $(GDB_BATCH),--batch $(GDB_BATCH)) \
+		$(if $(ATTACH),--attach $(ATTACH)) $(if $(BATCH),--batch $(BATCH)) \
 		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \
 		$(if $(filter command line,$(origin JOB)),--job $(JOB)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
 		$(if $(value CMD),--cmd $(quoted_cmd)) $(if $(RW),--rw) $(if $(CWD),--cwd '$(CWD)')

@@ -112,9 +112,9 @@ main() {
 	# Follow the console log for progress while the kernel runs (the
 	# runner's own lines go straight to the terminal).
 	session_start --flavour "$flavour" --job bench --timeout "$timeout" --mem "$mem" \
-		--show none --log "$log" -- bench_sizes="$sizes" bench_reps="$reps" \
-		bench_kinds="$kinds" bench_spin_max="$spin_max" bench_alloc_n="$alloc_n" \
-		${timeline:+bench_timeline="$timeline"}
+		--show none --log "$log" -- sizes="$sizes" reps="$reps" \
+		kinds="$kinds" spin_max="$spin_max" alloc_n="$alloc_n" \
+		${timeline:+timeline="$timeline"}
 	session_wait_line --each progress '' || true
 	session_wait || rc=$?
 	case $rc in

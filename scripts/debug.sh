@@ -90,7 +90,7 @@ if [ "$bp" = hbreak ] && [ ${#break_fns[@]} -gt 4 ]; then
 		"name at most 4 functions in BREAKS=, or use software ones: BP=break"
 fi
 if [ -n "$batch" ]; then
-	[ -f "$batch" ] || die "no gdb command file '$batch'" "GDB_BATCH= names a file of gdb commands"
+	[ -f "$batch" ] || die "no gdb command file '$batch'" "BATCH= names a file of gdb commands"
 	batch=$(cd "$(dirname "$batch")" && pwd)/$(basename "$batch")
 fi
 

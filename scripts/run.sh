@@ -25,7 +25,7 @@ run_cmd() {
 	local dir status=0 line
 	cmd_flavour_ok "$FLAVOUR"
 	dir=$(cmd_dir_create "$cwd" "$rw" "${cmd[@]}") || exit
-	local log=$LOGS/run-cmd-$(date +%Y%m%d-%H%M%S).log args=(cmd_dir="$dir" cmd_pm_test="$pm_test")
+	local log=$LOGS/run-cmd-$(date +%Y%m%d-%H%M%S).log args=(cmd_dir="$dir" pm_test="$pm_test")
 	[ "$kernel_log" -eq 1 ] || args+=(quiet)
 	info "running in the guest ($FLAVOUR, ${cwd} $([ "$rw" -eq 1 ] && echo read-write || echo read-only)): ${cmd[*]}" >&2
 	session_start --flavour "$FLAVOUR" --job cmd --timeout "$timeout" --show none --log "$log" -- "${args[@]}" >&2

@@ -8,6 +8,8 @@
 #        scripts/test.sh [--flavour F] [--guest 'PROG[:GLOB],...'] [--freezer todo|classic]
 #                        (the guest suite alone, only those of its tests:
 #                        docs/testing.md)
+#        scripts/test.sh [--cycles N] [--hammer N] [--timeout S] 50-stress|smp-full
+#                        (their knobs, which they read as CYCLES, HAMMER, TIMEOUT)
 #        scripts/test.sh --check     ("make check": tests/check/ only)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/qemu.sh"
@@ -193,6 +195,12 @@ main() {
 		--guest) export GUEST=$2; shift 2 ;;
 		--freezer)
 			case $2 in todo | classic) export FREEZER=$2 ;; *) die "--freezer $2: not todo or classic" ;; esac
+			shift 2 ;;
+		# Knobs of the tests that take them (50-stress, smp-full), as the
+		# same word in the environment (make CYCLES= -> --cycles -> CYCLES).
+		--cycles | --hammer | --timeout)
+			[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: not a positive number"
+			export "$(tr a-z A-Z <<<"${1#--}")=$2"
 			shift 2 ;;
 		*) tests+=("$TOP/tests/host/$1.sh"); shift ;;
 		esac

@@ -1,6 +1,6 @@
 # One freeze through the todo freezer, single-stepped: run after the first
 # stop at freeze_processes() by
-#   make debug BREAKS=freeze_processes GDB_BATCH=scripts/gdb/walkthrough.gdb
+#   make debug BREAKS=freeze_processes BATCH=scripts/gdb/walkthrough.gdb
 # (tests/host/70-gdb.sh does; docs/gdb-walkthrough.md is its transcript).
 # The chosen task is "freeze_me" of scripts/guest/debug.sh.
 set trace-commands on

@@ -2,28 +2,22 @@
 # "make bench": freeze/thaw latency per task kind and size, todo against
 # classic in this one boot, the in-kernel floor, and allocations per task.
 # Parameters from the kernel command line (scripts/bench.sh sets them):
-#   bench_sizes=10,100,1000,4000   tasks per measurement point
-#   bench_reps=7                   freezes per freezer and point
-#   bench_kinds=spin,pause,pipe,nanosleep,threads,uring,cgroup2
-#   bench_spin_max=100             larger sizes are skipped for spinners
-#                                  and SQPOLL threads (both run after a thaw)
-#   bench_alloc_n=1000             tasks for the allocation count (at most
-#                                  the largest size measured for the kind)
-#   bench_timeline=KIND,N          also one traced freeze per freezer of N
-#                                  tasks of KIND, printed as TIMELINE blocks
-#                                  for the host's timeline.png (default: none)
+#   sizes=10,100,1000,4000   tasks per measurement point
+#   reps=7                   freezes per freezer and point
+#   kinds=spin,pause,pipe,nanosleep,threads,uring,cgroup2
+#   spin_max=100             larger sizes are skipped for spinners
+#                            and SQPOLL threads (both run after a thaw)
+#   alloc_n=1000             tasks for the allocation count (at most
+#                            the largest size measured for the kind)
+#   timeline=KIND,N          also one traced freeze per freezer of N
+#                            tasks of KIND, printed as TIMELINE blocks
+#                            for the host's timeline.png (default: none)
+# (make bench SIZES= -> scripts/bench.sh --sizes -> sizes=: one word.)
 # Prints "BENCH ..." lines for the host and "bench: ..." progress lines;
 # tests/guest/bench_freeze does the measuring.
 
-# param NAME DEFAULT: NAME=... from the kernel command line, or DEFAULT.
-param() {
-	value=$2
-	read -r cmdline </proc/cmdline
-	for arg in $cmdline; do
-		case $arg in "$1"=*) value=${arg#*=} ;; esac
-	done
-	echo "$value"
-}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # number NAME VALUE DEFAULT: VALUE if it is a positive integer.
 number() {
@@ -35,12 +29,12 @@ number() {
 	esac
 }
 
-sizes=$(param bench_sizes 10,100,1000,4000)
-reps=$(number bench_reps "$(param bench_reps 7)" 7)
-kinds=$(param bench_kinds spin,pause,pipe,nanosleep,threads,uring,cgroup2)
-spin_max=$(number bench_spin_max "$(param bench_spin_max 100)" 100)
-alloc_n=$(number bench_alloc_n "$(param bench_alloc_n 1000)" 1000)
-timeline=$(param bench_timeline "")
+sizes=$(cmdline_param sizes 10,100,1000,4000)
+reps=$(number reps "$(cmdline_param reps 7)" 7)
+kinds=$(cmdline_param kinds spin,pause,pipe,nanosleep,threads,uring,cgroup2)
+spin_max=$(number spin_max "$(cmdline_param spin_max 100)" 100)
+alloc_n=$(number alloc_n "$(cmdline_param alloc_n 1000)" 1000)
+timeline=$(cmdline_param timeline "")
 B=/tests/bench_freeze
 rc=0
 start=$(cut -d' ' -f1 /proc/uptime)
@@ -76,8 +70,8 @@ $B base "$reps" || rc=1
 for kind in $kinds; do
 	for n in $sizes; do
 		if { [ "$kind" = spin ] || [ "$kind" = uring ]; } && [ "$n" -gt "$spin_max" ]; then
-			echo "BENCH skip kind=$kind n=$n reason=bench_spin_max=$spin_max"
-			echo "bench: $kind n=$n skipped (bench_spin_max=$spin_max)"
+			echo "BENCH skip kind=$kind n=$n reason=spin_max=$spin_max"
+			echo "bench: $kind n=$n skipped (spin_max=$spin_max)"
 			continue
 		fi
 		echo "bench: $kind n=$n: $reps freezes per freezer, alternating todo and classic"
@@ -100,7 +94,7 @@ for n in $sizes; do
 	$B floor "$n" "$reps" || rc=1
 done
 
-# Allocations: the largest size measured for the kind, up to bench_alloc_n.
+# Allocations: the largest size measured for the kind, up to alloc_n.
 for kind in $kinds; do
 	an=0
 	for n in $sizes; do

@@ -6,13 +6,13 @@
 # same path as on the host, runs the command there with the console as its
 # terminal, leaves the kernel log in cmd_dir/dmesg and exits with the
 # command's status.  Freezes are round trips (pm_test=freezer) unless
-# cmd_pm_test= names another level ("none": a real suspend, which needs a
+# pm_test= names another level ("none": a real suspend, which needs a
 # wake-up source such as rtcwake).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 dir=$(cmdline_param cmd_dir "")
-pm_test=$(cmdline_param cmd_pm_test freezer)
+pm_test=$(cmdline_param pm_test freezer)
 host=/run/host-cmd
 mkdir -p "$host"
 mount -t hostfs -o "$dir" none "$host" || { echo "cmd: cannot mount $dir from the host (hostfs)"; exit 125; }

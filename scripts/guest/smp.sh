@@ -8,16 +8,16 @@
 #          none in smp_race_cycles= (default 50) cycles with the fix
 #          (tests/host/*-smp-smoke.sh)
 #   full   (default) also freeze_compat and the SMP hammer on both freezers
-#          (smp_hammer_cycles=, default 200), thaw_race for 1000 cycles
-#          on both freezers, smp_cycles= (default 1000) freeze/thaw cycles
+#          (hammer=, default 200), thaw_race for 1000 cycles
+#          on both freezers, cycles= (default 1000) freeze/thaw cycles
 #          of the todo freezer under churn, the churners spread over all
 #          CPUs, and freeze_bugs.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 level=$(cmdline_param smp_level full)
-cycles=$(cmdline_param smp_cycles 1000)
-hammer=$(cmdline_param smp_hammer_cycles 200)
+cycles=$(cmdline_param cycles 1000)
+hammer=$(cmdline_param hammer 200)
 race=$(cmdline_param smp_race_cycles 50)
 echo "# smp: $(grep -c ^processor /proc/cpuinfo) CPUs online, level $level"
 

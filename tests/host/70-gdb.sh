@@ -28,7 +28,7 @@ out=$tmp/walkthrough
 # stop the kernel at every call; one CI run ran out of 150 s there.
 debug --breaks freeze_processes --batch "$TOP/scripts/gdb/walkthrough.gdb" --timeout 300 \
 	>"$out" 2>&1 && rc=0 || rc=$?
-name="gdb: make debug GDB_BATCH= runs the walkthrough to the guest's poweroff"
+name="gdb: make debug BATCH= runs the walkthrough to the guest's poweroff"
 if [ "$rc" -eq 0 ] && ! grep -q 'Kernel panic' "$out"; then
 	expect "$name" "$out" '^TODO-EXIT: 0$' '^\[Inferior 1 \(process [0-9]+\) exited normally\]$' \
 		'Breakpoint 1, freeze_processes \(\)'
