@@ -7,7 +7,7 @@
 #          lost wake-up of the first frozen wait found with it re-enacted,
 #          none in smp_race_cycles= (default 50) cycles with the fix
 #          (tests/host/*-smp-smoke.sh)
-#   full   (default) also freeze_compat and the SMP hammer on both freezers
+#   full   (default) also the compat_* programs and the SMP hammer on both freezers
 #          (hammer=, default 200), thaw_race for 1000 cycles
 #          on both freezers, cycles= (default 1000) freeze/thaw cycles
 #          of the todo freezer under churn, the churners spread over all
@@ -66,7 +66,9 @@ job() {
 }
 
 full() {
-	timed_both freeze_compat
+	for prog in /tests/compat_*; do
+		timed_both "${prog##*/}"
+	done
 	for freezer in todo classic; do
 		run_prog "thaw_race.$freezer.long" /tests/smp_thaw_race fixed 1000 "$freezer"
 	done

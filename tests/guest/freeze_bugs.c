@@ -48,6 +48,7 @@
 #include "kselftest_harness.h"
 #include "harness_main.h"
 #include "freeze.h"
+#include "harness_freeze.h"
 
 /*
  * pm_test_delay, nominally.  It is an mdelay(), as long as the boot's
@@ -154,19 +155,6 @@ static int reenact(const char *bugs)
 		return -EIO;
 	buf[strcspn(buf, "\n")] = 0;
 	return strcmp(buf, bugs) ? -EIO : 0;
-}
-
-/* Freeze and thaw; 0 or -errno.  Logs how long the round trip took. */
-static int freeze(struct __test_metadata *_metadata, long long *elapsed_ns)
-{
-	long long t0 = now_ns(), t;
-	int ret = freeze_thaw();
-
-	t = now_ns() - t0;
-	TH_LOG("freeze round trip: %d (%s), %.3f ms", ret, ret ? strerror(-ret) : "ok", t / 1e6);
-	if (elapsed_ns)
-		*elapsed_ns = t;
-	return ret;
 }
 
 /* The contents of /proc/<pid>/todo into @buf; bytes or -errno. */
@@ -607,7 +595,7 @@ static int check_b1(struct __test_metadata *_metadata, FIXTURE_DATA(bugs) *self)
 	for (i = 0; i < NR_B1_THREADS; i++)
 		if (sh->max_gap_ns[i] > max_before)
 			max_before = sh->max_gap_ns[i];
-	ret = freeze(_metadata, &elapsed);
+	ret = freeze_timed(_metadata, &elapsed);
 	/* A failed freeze (B1: EBUSY) may have frozen no user task at all. */
 	if (!ret) {
 		ASSERT_EQ(0, last_freeze_window(&w));
@@ -751,7 +739,7 @@ static int check_b2(struct __test_metadata *_metadata, FIXTURE_DATA(bugs) *self)
 	ASSERT_NE(0UL, sh->loops);
 
 	ASSERT_EQ(0, trace_start(todo_events));
-	ret = freeze(_metadata, NULL);
+	ret = freeze(_metadata);
 	usleep(100000);
 	trace_stop();
 	if (ret) {
@@ -818,7 +806,7 @@ static int check_b3(struct __test_metadata *_metadata, FIXTURE_DATA(bugs) *self)
 	}
 	ASSERT_TRUE(wait_state(self->child[0], 'D'));
 
-	ret = freeze(_metadata, &elapsed);
+	ret = freeze_timed(_metadata, &elapsed);
 	TH_LOG("after the freeze the refusing task is in state '%c'", proc_state(self->child[0]));
 
 	status = reap_within(self->child[0], 5000);
@@ -866,7 +854,7 @@ static int check_b4(struct __test_metadata *_metadata, FIXTURE_DATA(bugs) *self)
 	usleep(1000000);
 	n1 = kthreads_snapshot(s1, MAX_KTHREADS);
 	t1 = now_ns();
-	ret = freeze(_metadata, NULL);
+	ret = freeze(_metadata);
 	t2 = now_ns();
 	n2 = kthreads_snapshot(s2, MAX_KTHREADS);
 	usleep(1000000);
@@ -975,7 +963,7 @@ TEST_F_TIMEOUT(bugs, B8_forking_through_a_freeze_leaves_no_item_and_no_bad_exit,
 	ASSERT_LE(20UL, sh->forks) TH_LOG("the forker did not get going within 5 s");
 
 	forks = sh->forks;
-	ret = freeze(_metadata, NULL);
+	ret = freeze(_metadata);
 	EXPECT_EQ(0, ret);
 	TH_LOG("%lu forks before the thaw", sh->forks);
 
@@ -1081,7 +1069,7 @@ static int check_b9(struct __test_metadata *_metadata, FIXTURE_DATA(bugs) *self)
 	ASSERT_EQ(0, trace_start(kmem_events));
 	if (todo)
 		ASSERT_EQ(0, write_str(TRACING "/events/todo/todo_add/enable", "1"));
-	ret = freeze(_metadata, NULL);
+	ret = freeze(_metadata);
 	trace_stop();
 
 	f = trace_open(_metadata);
@@ -1228,7 +1216,7 @@ TEST_F_TIMEOUT(bugs, B11_pending_item_does_not_block_the_freeze_and_runs_once_af
 	ASSERT_LT(0, proc_todo(c, text, sizeof(text)));
 	ASSERT_NE(NULL, strstr(text, "todo_trigger_record")) TH_LOG("/proc/%d/todo: %s", c, text);
 
-	EXPECT_EQ(0, freeze(_metadata, NULL));
+	EXPECT_EQ(0, freeze(_metadata));
 
 	EXPECT_EQ('T', proc_state(c)) TH_LOG("the thaw woke the stopped task");
 	ASSERT_LE(0, proc_todo(c, text, sizeof(text)));
@@ -1276,7 +1264,7 @@ TEST_F_TIMEOUT(bugs, B11_pending_item_is_not_being_frozen, 60)
 	ASSERT_LT(0, proc_todo(c, text, sizeof(text)));
 	ASSERT_NE(NULL, strstr(text, "todo_trigger_record")) TH_LOG("/proc/%d/todo: %s", c, text);
 
-	EXPECT_EQ(-EBUSY, freeze(_metadata, NULL))
+	EXPECT_EQ(-EBUSY, freeze(_metadata))
 		TH_LOG("a task with a pending item counted as frozen");
 	if (proc_state(c) == 'D') {
 		ASSERT_LE(0, proc_todo(c, text, sizeof(text)));

@@ -48,6 +48,7 @@
 #include "kselftest_harness.h"
 #include "guest.h"
 #include "freeze.h"
+#include "harness_freeze.h"
 #include "freezer_variants.h"
 #include "vecregs.h"
 
@@ -145,41 +146,6 @@ static int pin_to_this_cpu(void)
 static int still_running(pid_t pid)
 {
 	return waitpid(pid, NULL, WNOHANG) == 0;
-}
-
-/* Freeze and thaw; 0 or -errno.  Logs how long the round trip took. */
-static int freeze_timed(struct __test_metadata *_metadata, long long *took_ns)
-{
-	long long t0 = now_ns(), took;
-	int ret = freeze_thaw();
-
-	took = now_ns() - t0;
-	TH_LOG("freeze round trip: %d, %.3f ms", ret, took / 1e6);
-	if (took_ns)
-		*took_ns = took;
-	return ret;
-}
-
-static int freeze(struct __test_metadata *_metadata)
-{
-	return freeze_timed(_metadata, NULL);
-}
-
-/*
- * A freeze that must succeed; returns the window in which the kernel had
- * every user task frozen (into @w unless NULL), which a task that sat
- * through the freeze shows as a gap longer than the returned ns.
- */
-static long long freeze_for_gap(struct __test_metadata *_metadata, struct freeze_window *w)
-{
-	struct freeze_window window;
-
-	if (!w)
-		w = &window;
-	ASSERT_EQ(0, freeze(_metadata));
-	ASSERT_EQ(0, last_freeze_window(w)) TH_LOG("no freeze window in %s", FREEZER_BENCH_LAST);
-	TH_LOG("frozen window: %.3f ms, %d user tasks frozen", frozen_ns(w) / 1e6, w->frozen);
-	return frozen_ns(w);
 }
 
 /* One kernel thread (kthreadd, pid 2, or a child of it) in a snapshot. */
@@ -462,7 +428,7 @@ TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 			max_before = sh->max_gap_ns[i];
 	TH_LOG("largest gap of any thread before the freeze: %.3f ms", max_before / 1e6);
 
-	frozen_gap = freeze_for_gap(_metadata, NULL);
+	frozen_gap = freeze_window(_metadata, NULL);
 	/* Otherwise a gap from before the freeze could pass for a frozen one. */
 	ASSERT_LT(max_before, frozen_gap);
 
@@ -761,7 +727,7 @@ TEST_F(scen, nanosleep_keeps_its_full_time_across_a_freeze)
 	ASSERT_TRUE(wait_state(self->child[0], 'S'));
 	usleep(100000);
 
-	freeze_for_gap(_metadata, &w);
+	freeze_window(_metadata, &w);
 	/* Otherwise the freeze did not fall into the sleep. */
 	ASSERT_LT(w.frozen_at_ns, sh->started_ns + 3000000000LL)
 		TH_LOG("every task froze only %.3f ms after the sleep began",
@@ -919,7 +885,7 @@ TEST_F(scen, timer_signal_due_while_frozen_is_delivered_once)
 
 	/* Long enough for the timer to expire inside even a short freeze. */
 	ASSERT_EQ(0, setup_pm_test(2));
-	freeze_for_gap(_metadata, &w);
+	freeze_window(_metadata, &w);
 	due = sh->armed_ns + 300000000LL;
 	TH_LOG("SIGALRM due %.3f ms after every task froze, %.3f ms before the thaw",
 	       (due - w.frozen_at_ns) / 1e6, (w.thaw_at_ns - due) / 1e6);
@@ -966,7 +932,7 @@ TEST_F(scen, vfork_parent_waiting_for_child)
 	ASSERT_TRUE(wait_state(self->child[0], 'D'))
 		TH_LOG("vfork parent in state '%c'", proc_state(self->child[0]));
 
-	freeze_for_gap(_metadata, &w);
+	freeze_window(_metadata, &w);
 	/* Otherwise the child's sleep had ended before the freeze. */
 	ASSERT_LT(w.frozen_at_ns, sh->started_ns + 2000000000LL)
 		TH_LOG("every task froze only %.3f ms after the child began its 2 s sleep",
@@ -1095,7 +1061,7 @@ TEST_F(scen, process_forking_in_a_loop_freezes_and_loses_no_child)
 	TH_LOG("forker: %.0f forks/s, largest gap before the freeze %.3f ms",
 	       (sh->forks - forks_before) * 1e9 / (now_ns() - t0), quiet_gap / 1e6);
 
-	frozen_gap = freeze_for_gap(_metadata, NULL);
+	frozen_gap = freeze_window(_metadata, NULL);
 	/* Otherwise a gap from before the freeze could pass for a frozen one. */
 	ASSERT_LT(quiet_gap, frozen_gap);
 	forks_at_thaw = sh->forks;
@@ -1176,7 +1142,7 @@ TEST_F(scen, zombie_and_exited_group_leader_survive_a_freeze)
 	usleep(100000);
 	quiet_gap = sh->max_gap_ns[0];
 
-	frozen_gap = freeze_for_gap(_metadata, NULL);
+	frozen_gap = freeze_window(_metadata, NULL);
 	/* Otherwise a gap from before the freeze could pass for a frozen one. */
 	ASSERT_LT(quiet_gap, frozen_gap);
 	EXPECT_EQ('Z', proc_state(self->child[0]));

@@ -2,7 +2,7 @@
 # "make smp-test" (not part of make test: no number in its name): boot the
 # smp flavour (x86_64 under QEMU, 4 vCPUs, KCSAN + lockdep) with the full
 # smp job: KUnit task_todo and todo_freezer, task_todo, freeze_scenarios
-# and freeze_compat on both freezers, thaw_race (1000 cycles per freezer),
+# and the compat_* programs on both freezers, thaw_race (1000 cycles per freezer),
 # freeze_bugs, the SMP hammer (HAMMER, default 200, per freezer) and CYCLES
 # (default 1000) freeze/thaw cycles under churn spread over all CPUs.
 # TIMEOUT overrides the time limit.  (scripts/test.sh --cycles, --hammer,
