@@ -31,3 +31,10 @@ p $lx_per_cpu(runqueues, 3).cpu
 lx-frozen freezing
 lx-ps
 delete
+# The thaw begins: freeze_me waits frozen in the todo wait, which
+# lx-frozen finds on its stack from the stack pointer it was switched
+# out with (thread.sp on x86).
+hbreak todo_thaw_begin
+continue
+lx-frozen frozen
+delete

@@ -2,8 +2,9 @@
 # "make debug FLAVOUR=smp" in batch mode: the x86_64 kernel with debug info
 # (flavour smp-debug) under QEMU with 4 vCPUs, halted for gdb at QEMU's
 # stub; scripts/gdb/smp-freeze.gdb follows freeze_me's freeze item from
-# its queueing to todo_freeze_self on some vCPU, with lx-todo, lx-frozen,
-# lx-ps, $lx_current() and $lx_per_cpu(); the guest then runs to its end.
+# its queueing to todo_freeze_self on some vCPU and to its todo wait at the
+# thaw, with lx-todo, lx-frozen, lx-ps, $lx_current() and $lx_per_cpu();
+# the guest then runs to its end.
 # shellcheck disable=SC2016 # $lx_current() and the like are gdb's, not the shell's
 # needs: initramfs
 # builds: make build FLAVOUR=smp-debug
@@ -81,5 +82,8 @@ fi
 name="gdb smp: lx-ps lists the tasks, freeze_me and init among them"
 between "$out" '^[+]lx-ps' '^[+]delete' >"$tmp/ps"
 expect "$name" "$tmp/ps" '^0x[0-9a-f]+ +1 +init$' '^0x[0-9a-f]+ +[0-9]+ +freeze_me$'
+name="gdb smp: at the thaw lx-frozen finds freeze_me frozen in the todo wait, on its stack"
+between "$out" '^[+]lx-frozen frozen$' '^[+]delete' >"$tmp/frozen"
+expect "$name" "$tmp/frozen" '^frozen +[0-9]+ +[0-3] freeze_me +todo wait \(todo_refrigerator\)$'
 if grep -q Traceback "$out"; then fail "gdb smp: no Python traceback from the gdb scripts" "$out"; else pass "gdb smp: no Python traceback from the gdb scripts"; fi
 rm -rf "$tmp"
