@@ -24,6 +24,8 @@ info threads
 p $lx_current().comm
 p $lx_current().thread_info.cpu
 p $lx_per_cpu(runqueues, $lx_current().thread_info.cpu).curr->comm
+# Without a CPU: the selected thread's (QEMU's stub names them CPU#N).
+p $lx_per_cpu(runqueues).cpu
 p $lx_per_cpu(runqueues, 0).cpu
 p $lx_per_cpu(runqueues, 1).cpu
 p $lx_per_cpu(runqueues, 2).cpu

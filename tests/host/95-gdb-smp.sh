@@ -65,13 +65,15 @@ name="gdb smp: stopped in todo_freeze_self in freeze_me's context, on one of the
 expect "$name" "$tmp/self" '^\* +[0-9]+ +Thread 1\.[0-9]+ \(CPU#[0-3] \[running\]\) todo_freeze_self \(' \
 	'^\+p \$lx_current\(\)\.comm$' '^\$[0-9]+ = "freeze_me\\000'
 name="gdb smp: \$lx_current(), \$lx_per_cpu(runqueues, N) and lx-frozen agree on freeze_me's CPU"
-# task_cpu() of $lx_current(), the task its runqueue runs, lx-frozen's CPU
-# column; and the runqueue of each CPU N says N.
+# task_cpu() of $lx_current(), the task its runqueue runs, the runqueue of
+# the selected thread, lx-frozen's CPU column; and the runqueue of each CPU
+# N says N.
 rq=$(value_of "$tmp/self" '$lx_per_cpu(runqueues, $lx_current().thread_info.cpu).curr->comm')
 rqs=$(for n in 0 1 2 3; do value_of "$tmp/self" "\$lx_per_cpu(runqueues, $n).cpu"; done | paste -sd' ')
 if [ -z "$cpu" ]; then
 	fail "$name (no current thread)" "$tmp/self"
 elif [ "$(value_of "$tmp/self" '$lx_current().thread_info.cpu')" != "$cpu" ] || [[ $rq != '"freeze_me\000'* ]] ||
+	[ "$(value_of "$tmp/self" '$lx_per_cpu(runqueues).cpu')" != "$cpu" ] ||
 	[ "$rqs" != "0 1 2 3" ] || ! grep -Eq "^freezing +[0-9]+ +$cpu freeze_me " "$tmp/self"; then
 	echo "# CPU $cpu; the runqueue's task $rq; runqueues' cpu: $rqs"
 	fail "$name" "$tmp/self"
