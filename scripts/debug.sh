@@ -15,7 +15,7 @@
 # flavours.mk) boots under QEMU with 4 vCPUs, halted until gdb connects to
 # QEMU's gdb stub; gdb sees one thread per vCPU and stops at hardware
 # breakpoints (hbreak) by default; quitting gdb detaches, and the guest
-# runs on to its end (--batch) or is stopped.  No --attach or --cmd there.
+# runs on to its end.  No --attach or --cmd there.
 #
 # Usage: scripts/debug.sh [--flavour F] [--attach PID] [--batch FILE]
 #                         [--bp hbreak|break] [--breaks "FN..."] [--job JOB]
@@ -183,12 +183,13 @@ running_kernels() {
 # debug_qemu: boot the x86_64 flavour under QEMU, halted, with its gdb
 # stub; gdb connects, sets the breakpoints and lets it run; exit.  The
 # console is printed as it comes (and kept in the log); with --batch, gdb's
-# output also in LOG.gdb, and the guest runs on to its end once gdb has
-# detached.  Exit: gdb's status, else the guest's (session_wait).
+# output also in LOG.gdb.  gdb detaches when it quits (QEMU's stub says it
+# attached), and the guest runs on to its end.  Exit: gdb's status, else
+# the guest's (session_wait).
 debug_qemu() {
-	local fn rc=0 args
+	local fn rc=0 guest_rc=0 args
 	args=(--flavour "$flavour" --job "$job" --gdb-stub --no-input --show all --log "$log")
-	# Interactive: as long as you like (session_stop ends it after gdb).
+	# Interactive: as long as you like.
 	if [ -z "$batch" ]; then args+=(--timeout 86400); else args+=(--timeout "$timeout"); fi
 	stage "gdb on ${vmlinux#"$TOP"/} ($flavour, ${SMP_CPUS:-4} vCPUs under QEMU), ${bp} on: $breaks"
 	session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${extra[@]}"
@@ -200,21 +201,21 @@ debug_qemu() {
 	show_cmd gdb "${gdb_args[@]}"
 	if [ -z "$batch" ]; then
 		gdb "${gdb_args[@]}" || rc=$?
-		session_stop
-		info "console log: ${log#"$TOP"/}"
-		exit "$rc"
+		# Detached: the guest ends its job in seconds, unless it was left
+		# in a state it cannot leave; then it is stopped.
+		info "gdb has quit; the guest runs on to its end (at most 60 s)"
+		session_wait_line --timeout 60 "^$SESSION_EXIT_TAG" || session_stop
+	else
+		info "batch: ${batch#"$TOP"/}, timeout ${timeout}s, console ${log#"$TOP"/}, gdb's output ${log#"$TOP"/}.gdb"
+		# gdb -batch detaches at its end too, taking its breakpoints out.
+		timeout -s INT -k 10 "$timeout" gdb "${gdb_args[@]}" </dev/null \
+			> >(stdbuf -oL tr -d '\r' | tee "$log.gdb") 2>&1 || rc=$?
+		case $rc in 124 | 137) rc=124; printf '[%s] error: gdb batch run timed out after %s s\n' "$(ts)" "$timeout" >&2 ;; esac
+		[ "$rc" -eq 0 ] || { session_stop; exit "$rc"; }
 	fi
-	info "batch: ${batch#"$TOP"/}, timeout ${timeout}s, console ${log#"$TOP"/}, gdb's output ${log#"$TOP"/}.gdb"
-	# gdb -batch detaches at its end (QEMU's stub says it was attached
-	# to), taking its breakpoints out; the guest then runs to its end.
-	timeout -s INT -k 10 "$timeout" gdb "${gdb_args[@]}" </dev/null \
-		> >(stdbuf -oL tr -d '\r' | tee "$log.gdb") 2>&1 || rc=$?
-	case $rc in 124 | 137) rc=124; printf '[%s] error: gdb batch run timed out after %s s\n' "$(ts)" "$timeout" >&2 ;; esac
-	if [ "$rc" -ne 0 ]; then
-		session_stop
-		exit "$rc"
-	fi
-	session_wait || rc=$?
+	session_wait || guest_rc=$?
+	info "console log: ${log#"$TOP"/}"
+	[ "$rc" -ne 0 ] || rc=$guest_rc
 	exit "$rc"
 }
 
