@@ -16,7 +16,7 @@
 #                       and their timeline picture
 #   make debug          gdb on ./vmlinux, breakpoints on the todo freeze path
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
-# check-patches check-candidates.  FLAVOUR=run|test|bench|smp picks the config
+# check-patches check-candidates.  FLAVOUR=run|test|bench|smp|smp-debug picks the config
 # fragments; each target has its default in configs/flavours.mk (run: run,
 # test: test, ...).
 # Make decides what is stale; the scripts are its recipes and keep no
@@ -179,8 +179,12 @@ demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 # command file non-interactively (TIMEOUT=seconds, default 300);
 # BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; JOB=job;
 # CMD='...' runs that in the guest instead of the one freeze (as make run
-# CMD= does, CWD= RW=), the breakpoints on its freezes.
-debug: $(if $(ATTACH),,build/initramfs.cpio)
+# CMD= does, CWD= RW=), the breakpoints on its freezes.  FLAVOUR=smp: the
+# x86_64 kernel under QEMU with its gdb stub, 4 vCPUs, hardware
+# breakpoints; it runs smp-debug (debug.smp in configs/flavours.mk), built
+# here first when stale.
+debug_as = $(debug.$(call flavour,debug))
+debug: $(if $(ATTACH),,build/initramfs.cpio) $(if $(debug_as),$(call kernel,$(debug_as)))
 	@$(S)/debug.sh --flavour $(call flavour,debug) \
 		$(if $(ATTACH),--attach $(ATTACH)) $(if $(BATCH),--batch $(BATCH)) \
 		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \

@@ -11,6 +11,11 @@
 # as make run CMD= does (guest job "cmd": in this directory, or --cwd DIR,
 # through hostfs, read-only unless --rw), so the breakpoints stop in the
 # freezes it makes.
+# An x86_64 flavour (smp, which is debugged as smp-debug: configs/
+# flavours.mk) boots under QEMU with 4 vCPUs, halted until gdb connects to
+# QEMU's gdb stub; gdb sees one thread per vCPU and stops at hardware
+# breakpoints (hbreak) by default; quitting gdb detaches, and the guest
+# runs on to its end.  No --attach or --cmd there.
 #
 # Usage: scripts/debug.sh [--flavour F] [--attach PID] [--batch FILE]
 #                         [--bp hbreak|break] [--breaks "FN..."] [--job JOB]
@@ -56,7 +61,7 @@ DEFAULT_BREAKS="todo_freeze_task todo_freeze_self todo_thaw_begin"
 # x86 debug registers of hbreak stay armed and it panics.  hbreak is also
 # limited to 4 and needs a live process.  Stepping (next, finish, advance)
 # uses software breakpoints either way.
-bp=${BP:-break}
+bp=${BP:-}
 flavour=$(default_flavour debug) attach="" batch="" breaks=$DEFAULT_BREAKS job=debug
 timeout=${TIMEOUT:-300} extra=() cmd="" cwd=$PWD rw=0
 
@@ -78,6 +83,19 @@ while [ $# -gt 0 ]; do
 done
 
 flavour_fragments "$flavour" >/dev/null
+# A flavour without debug info names the one that is the same kernel with
+# it (debug.F in configs/flavours.mk).
+debug_as=$(flavour_table "debug.$flavour")
+if [ -n "$debug_as" ]; then
+	info "make debug FLAVOUR=$flavour runs $debug_as: the $flavour kernel with debug info and gdb scripts"
+	flavour=$debug_as
+fi
+arch=$(flavour_arch "$flavour")
+# Under QEMU, hardware breakpoints: gdb connects while the CPUs are still
+# at the reset vector, where the kernel text is not mapped yet, so a
+# software breakpoint cannot be written there under KVM (TCG would take
+# either kind).
+[ -n "$bp" ] || if [ "$arch" = um ]; then bp="break"; else bp="hbreak"; fi
 obj=$(obj_dir "$flavour")
 vmlinux=$obj/vmlinux
 
@@ -96,7 +114,7 @@ fi
 
 check_build() {
 	[ -f "$vmlinux" ] || die "no kernel at ${vmlinux#"$TOP"/}" \
-		"build it first: make build FLAVOUR=$flavour (make test builds the test flavour)"
+		"build it first: make build FLAVOUR=$flavour$([ "$flavour" != test ] || echo " (make test builds it)")"
 	[ -e "$obj/vmlinux-gdb.py" ] || die "no ${obj#"$TOP"/}/vmlinux-gdb.py: the $flavour kernel has no gdb scripts" \
 		"build a flavour with CONFIG_GDB_SCRIPTS=y and debug info: make build FLAVOUR=test"
 	# lx-todo and lx-frozen come with the series (scripts/gdb/linux/todo.py).
@@ -162,6 +180,49 @@ running_kernels() {
 	echo "${out:-none}"
 }
 
+# debug_qemu: boot the x86_64 flavour under QEMU, halted, with its gdb
+# stub; gdb connects, sets the breakpoints and lets it run; exit.  The
+# console is printed as it comes (and kept in the log); with --batch, gdb's
+# output also in LOG.gdb.  gdb detaches when it quits (QEMU's stub says it
+# attached), and the guest runs on to its end.  Exit: gdb's status, else
+# the guest's (session_wait).
+debug_qemu() {
+	local fn rc=0 guest_rc=0 args
+	args=(--flavour "$flavour" --job "$job" --gdb-stub --no-input --show all --log "$log")
+	# Interactive: as long as you like.
+	if [ -z "$batch" ]; then args+=(--timeout 86400); else args+=(--timeout "$timeout"); fi
+	stage "gdb on ${vmlinux#"$TOP"/} ($flavour, ${SMP_CPUS:-4} vCPUs under QEMU), ${bp} on: $breaks"
+	session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${extra[@]}"
+	gdb_args+=(-ex "target remote $SESSION_GDB_SOCKET")
+	for fn in "${break_fns[@]}"; do gdb_args+=(-ex "$bp $fn"); done
+	gdb_args+=(-ex continue)
+	[ -z "$batch" ] || gdb_args+=(-batch -x "$batch")
+	gdb_args+=("$vmlinux")
+	show_cmd gdb "${gdb_args[@]}"
+	if [ -z "$batch" ]; then
+		gdb "${gdb_args[@]}" || rc=$?
+		# Detached: the guest ends its job in seconds, unless it was left
+		# in a state it cannot leave; then it is stopped.
+		info "gdb has quit; the guest runs on to its end (at most 60 s)"
+		session_wait_line --timeout 60 "^$SESSION_EXIT_TAG" || session_stop
+	else
+		info "batch: ${batch#"$TOP"/}, timeout ${timeout}s, console ${log#"$TOP"/}, gdb's output ${log#"$TOP"/}.gdb"
+		# gdb -batch detaches at its end too, taking its breakpoints out.
+		timeout -s INT -k 10 "$timeout" gdb "${gdb_args[@]}" </dev/null \
+			> >(stdbuf -oL tr -d '\r' | tee "$log.gdb") 2>&1 || rc=$?
+		case $rc in 124 | 137) rc=124; printf '[%s] error: gdb batch run timed out after %s s\n' "$(ts)" "$timeout" >&2 ;; esac
+		[ "$rc" -eq 0 ] || { session_stop; exit "$rc"; }
+	fi
+	session_wait || guest_rc=$?
+	info "console log: ${log#"$TOP"/}"
+	[ "$rc" -ne 0 ] || rc=$guest_rc
+	exit "$rc"
+}
+
+if [ "$arch" != um ] && [ -n "$attach" ]; then
+	die "the $flavour kernel runs under QEMU: there is no process to attach to" \
+		"run make debug FLAVOUR=$flavour without ATTACH=: it boots one under gdb"
+fi
 [ -z "$attach" ] || check_attach "$attach"
 check_build
 if [ -n "$cmd" ]; then
@@ -176,9 +237,11 @@ fi
 # lx-frozen among them) next to an objfile named vmlinux, and only from an
 # auto-load safe path.
 gdb_args=(-q -iex "add-auto-load-safe-path $obj"
-	-ex "handle $UML_SIGNALS nostop noprint pass"
 	-ex "set print thread-events off"
 	-ex "set print inferior-events off")
+[ "$arch" != um ] || gdb_args+=(-ex "handle $UML_SIGNALS nostop noprint pass")
+log=$LOGS/debug-$(date +%Y%m%d-%H%M%S)-$$.log
+[ "$arch" = um ] || debug_qemu
 # Hardware breakpoints need a live process: start it stopped at its first
 # instruction (starti), or attach first, then set them.
 if [ -n "$attach" ] || [ "$bp" = break ]; then
@@ -190,7 +253,6 @@ else
 	gdb_args+=(-ex continue)
 fi
 [ -z "$batch" ] || gdb_args+=(-batch -x "$batch")
-log=$LOGS/debug-$(date +%Y%m%d-%H%M%S)-$$.log
 
 stage "gdb on ${vmlinux#"$TOP"/} ($flavour), ${bp} on: $breaks"
 [ -z "$batch" ] || info "batch: ${batch#"$TOP"/}, timeout ${timeout}s, log ${log#"$TOP"/}"

@@ -130,10 +130,11 @@ flavour_opt() {
 	esac
 }
 
-# The kernel's ARCH= for a flavour.
+# The kernel's ARCH= for a flavour: smp and its variants (smp-debug) are
+# x86_64 kernels for QEMU.
 flavour_arch() {
 	case $1 in
-	smp) echo x86_64 ;;
+	smp | smp-*) echo x86_64 ;;
 	*) echo um ;;
 	esac
 }

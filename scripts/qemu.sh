@@ -122,16 +122,25 @@ guest_lpj() {
 	awk -F: -v hz="${hz:-250}" '/^cpu MHz/ { printf "lpj=%d", $2 * 1000000 / hz; exit }' /proc/cpuinfo
 }
 
-# qemu_cmd ACCEL BZIMAGE INITRD MEM APPEND: set the array QEMU_CMD to the
-# QEMU command that boots an x86_64 flavour with SMP_CPUS vCPUs (default 4)
-# under ACCEL (kvm, or tcg with one host thread per vCPU).  The serial
-# console is on stdio; -no-reboot makes the guest's poweroff, reboot or
-# panic end QEMU.
+# qemu_cmd ACCEL BZIMAGE INITRD MEM APPEND [QEMU-OPTION...]: set the array
+# QEMU_CMD to the QEMU command that boots an x86_64 flavour with SMP_CPUS
+# vCPUs (default 4) under ACCEL (kvm, or tcg with one host thread per
+# vCPU), with the QEMU-OPTIONs added.  The serial console is on stdio;
+# -no-reboot makes the guest's poweroff, reboot or panic end QEMU.
 qemu_cmd() {
 	local accel=$1 kernel=$2 initrd=$3 mem=$4 append=$5
+	shift 5
 	qemu_check_installed
 	qemu_accel_args "$accel"
 	QEMU_CMD=("$QEMU" "${QEMU_ACCEL_ARGS[@]}" -smp "${SMP_CPUS:-4}" -m "$mem"
 		-nodefaults -display none -serial stdio -no-reboot
-		-kernel "$kernel" -initrd "$initrd" -append "$append")
+		-kernel "$kernel" -initrd "$initrd" -append "$append" "$@")
+}
+
+# qemu_gdb_stub_args SOCKET: in QEMU_GDB_STUB_ARGS, the options that start
+# the guest halted (-S) with QEMU's gdb stub listening on the Unix socket
+# SOCKET ("target remote SOCKET" in gdb): no TCP port to pick, or to share
+# with another user's QEMU on this machine.
+qemu_gdb_stub_args() {
+	QEMU_GDB_STUB_ARGS=(-S -chardev "socket,id=gdbstub,path=$1,server=on,wait=off" -gdb chardev:gdbstub)
 }

@@ -3,22 +3,24 @@
 # where its files are: session_start, then any of the functions below.
 # Source it (it sources lib.sh); scripts/boot.sh is its command line.  One
 # session per shell at a time, in SESSION_*.  The smp flavour (x86_64)
-# boots the same way under qemu-system-x86_64, without mconsole.  A --wrap
-# program stays in the process group and gets SESSION_UMID and SESSION_LOG.
+# boots the same way under qemu-system-x86_64, without mconsole, and with
+# --gdb-stub halted for gdb at QEMU's stub.  A --wrap program stays in the
+# process group and gets SESSION_UMID and SESSION_LOG.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/qemu.sh"
 
 SESSION_DIR=$BUILD/uml          # UML's uml_dir: UMID/pid, UMID/mconsole; ours: UMID.*
 SESSION_EXIT_TAG="TODO-EXIT:"   # the guest init, before poweroff (markers: docs/console.md)
 SESSION_UMID=${SESSION_UMID:-} SESSION_LOG=${SESSION_LOG:-} SESSION_RUNNER="" SESSION_STATUS="" SESSION_ACCEL="" QEMU_ACCEL_FORCED=0
+SESSION_GDB_SOCKET=""
 declare -gA SESSION_SEEN=()     # console lines session_wait_line has read, per log
 
 # session_start --flavour F [OPTION...] [-- KERNEL-ARGS...]: boot F with a guest
 # job, by default in the background: console only to the log, a timeout.
 session_start() {
 	local job=run mem=512M timeout=120 show=guest log="" terminal=0 con=fd:0,fd:1 image=""
-	local wrapper_status=0 wrap=() extra=() cmd qemu_args obj initrd=$BUILD/initramfs.cpio
-	SESSION_FLAVOUR="" SESSION_STATUS="" SESSION_RUNNER=""
+	local wrapper_status=0 wrap=() extra=() cmd qemu_args obj initrd=$BUILD/initramfs.cpio gdb_stub=0
+	SESSION_FLAVOUR="" SESSION_STATUS="" SESSION_RUNNER="" SESSION_GDB_SOCKET=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--flavour) SESSION_FLAVOUR=$2; shift 2 ;;
@@ -32,6 +34,7 @@ session_start() {
 		--terminal) terminal=1 wrapper_status=1; shift ;; # foreground, console here, no log or timeout
 		--no-input) con=null,fd:1; shift ;;               # the terminal's input is the wrapper's (gdb)
 		--wrapper-status) wrapper_status=1; shift ;;      # the started program's status, not the guest's
+		--gdb-stub) gdb_stub=1; shift ;; # x86_64: halted until gdb connects to session_gdb_socket
 		--) shift; extra=("$@"); break ;;
 		*) die "${0##*/}: unknown argument '$1'" "see session_start in scripts/session.sh (scripts/boot.sh takes the same)" ;;
 		esac
@@ -45,6 +48,8 @@ session_start() {
 	case $show in all | guest | none) ;; *) die "--show takes all, guest or none, not '$show'" ;; esac
 	mkdir -p "$SESSION_DIR"
 	SESSION_UMID=todo-$job-$$
+	[ "$gdb_stub" -eq 0 ] || [ "$SESSION_ARCH" != um ] ||
+		die "--gdb-stub is QEMU's: the $SESSION_FLAVOUR flavour is UML" "run gdb on UML itself: --wrap gdb (scripts/debug.sh)"
 	if [ "$SESSION_ARCH" = um ]; then
 		check_tempdir
 		cmd=("$SESSION_IMAGE" mem="$mem" initrd="$initrd" uml_dir="$SESSION_DIR" umid="$SESSION_UMID"
@@ -61,6 +66,11 @@ session_start() {
 		# programs read the whole kernel log themselves.
 		qemu_args=("$SESSION_IMAGE" "$initrd" "$mem"
 			"console=ttyS0 panic=-1 loglevel=6 kunit.enable=1 kcsan.early_enable=1 $(guest_lpj "$obj/.config") job=$job ${extra[*]}")
+		if [ "$gdb_stub" -eq 1 ]; then
+			session_gdb_socket_path
+			qemu_gdb_stub_args "$SESSION_GDB_SOCKET"
+			qemu_args+=("${QEMU_GDB_STUB_ARGS[@]}")
+		fi
 		qemu_decide_accel
 		SESSION_ACCEL=${SMP_ACCEL:-$SMP_ACCEL_PROBED}
 		qemu_cmd "$SESSION_ACCEL" "${qemu_args[@]}"
@@ -84,8 +94,13 @@ session_runner() {
 	local log=$SESSION_LOG timed_out kvm_why rc status
 	session_boot_once
 	# KVM that the probe let through can still fail this kernel (scripts/
-	# qemu.sh): boot it again, once, under TCG.
-	if [ -n "$kvm_why" ]; then
+	# qemu.sh): boot it again, once, under TCG; not under gdb, whose
+	# connection went with the first QEMU.
+	if [ -n "$kvm_why" ] && [ -n "$SESSION_GDB_SOCKET" ]; then
+		printf '[%s] error: KVM failed the guest (%s; console: %s); gdb lost it: run again under TCG with SMP_ACCEL=tcg\n' \
+			"$(ts)" "$kvm_why" "${log#"$TOP"/}" >&2
+		exit 1
+	elif [ -n "$kvm_why" ]; then
 		mv "$log" "$log.kvm"
 		printf '[%s] warning: KVM failed the guest (%s; console: %s); booting it again under TCG\n' \
 			"$(ts)" "$kvm_why" "${log#"$TOP"/}.kvm" >&2
@@ -183,6 +198,10 @@ session_boot_once() {
 	[ -n "$kvm_why" ] || [ "$timed_out" -eq 1 ] || session_kvm_broke "$rc" || true
 	exec {hold}>&-
 	rm -f "$fifo" "$input" "$SESSION_DIR/$SESSION_UMID.pgid"
+	if [ -n "$SESSION_GDB_SOCKET" ]; then
+		rm -f "$SESSION_GDB_SOCKET"
+		[[ $SESSION_GDB_SOCKET == "$SESSION_DIR"/* ]] || rmdir "$(dirname "$SESSION_GDB_SOCKET")" 2>/dev/null || true
+	fi
 	[ -z "$viewer" ] || wait "$viewer" 2>/dev/null || true
 	stage_time "boot $SESSION_FLAVOUR, job $job${SESSION_ACCEL:+ ($SESSION_ACCEL${kvm_why:+, failed})}" "$((SECONDS - started))"
 
@@ -202,6 +221,15 @@ session_boot_once() {
 }
 
 session_print() { printf '%s\n' "$1"; }
+
+# session_gdb_socket_path: set SESSION_GDB_SOCKET, where the --gdb-stub
+# session's QEMU listens: in the session dir, unless that path is too long
+# for a Unix socket (108 bytes with its NUL), then in a fresh dir in /tmp.
+session_gdb_socket_path() {
+	SESSION_GDB_SOCKET=$SESSION_DIR/$SESSION_UMID.gdb
+	[ "${#SESSION_GDB_SOCKET}" -gt 100 ] || return 0
+	SESSION_GDB_SOCKET=$(mktemp -d "${TMPDIR:-/tmp}/todo-gdb.XXXXXX")/stub
+}
 
 # session_wait_line [--timeout S] [--each FN] [--log FILE] [--while PID] ERE:
 # read the console log on from the last line read, calling FN LINE for each
