@@ -15,6 +15,7 @@
 #   make demo           narrated freeze/thaw of four workloads, both freezers,
 #                       and their timeline picture
 #   make debug          gdb on ./vmlinux, breakpoints on the todo freeze path
+#   make race           two SMP races, 2005's code and today's, narrated by gdb
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
 # check-patches check-candidates.  FLAVOUR=run|test|bench|smp|smp-debug picks the config
 # fragments; each target has its default in configs/flavours.mk (run: run,
@@ -23,7 +24,8 @@
 # freshness logic of their own.  A knob has one word at every level: make
 # CYCLES= is the script's --cycles, the test's $CYCLES and, where the guest
 # reads it, cycles= on the kernel command line (likewise SIZES, REPS,
-# KINDS, SPIN_MAX, TIMELINE, HAMMER, PM_TEST, BATCH, GUEST, FREEZER, JOB).
+# KINDS, SPIN_MAX, TIMELINE, HAMMER, PM_TEST, BATCH, GUEST, FREEZER, JOB,
+# RACE).
 
 JOB ?= run
 CYCLES ?= 1000
@@ -46,7 +48,7 @@ $(if $(FLAVOUR),$(if $(fragments.$(FLAVOUR)),,$(error unknown FLAVOUR=$(FLAVOUR)
 .SECONDEXPANSION:
 
 .PHONY: FORCE run test check stress smp-test bench trace demo debug deps source config build initramfs boot parse refresh \
-	check-patches check-candidates clean distclean help
+	check-patches check-candidates clean distclean help race
 
 # ---- The build graph.  Every file below is remade only when older than
 # what it is made from.
@@ -190,6 +192,14 @@ debug: $(if $(ATTACH),,build/initramfs.cpio) $(if $(debug_as),$(call kernel,$(de
 		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \
 		$(if $(filter command line,$(origin JOB)),--job $(JOB)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
 		$(if $(value CMD),--cmd $(quoted_cmd)) $(if $(RW),--rw) $(if $(CWD),--cwd '$(CWD)')
+
+# The race lab (scripts/race.sh, docs/race.md): on the x86_64 kernel with
+# debug info (smp-debug, built here first when stale) under QEMU, two
+# races of two CPUs, each against the 2005 (or first) design re-enacted and
+# against today's code, narrated step by step from gdb.  RACE=walk|thaw|all
+# (default all), TIMEOUT=seconds.
+race: build/initramfs.cpio $(call kernel,smp-debug)
+	@$(S)/race.sh $(if $(RACE),--race $(RACE)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 deps:
 	@$(S)/deps.sh

@@ -223,6 +223,25 @@ def kunit_passed(doc):
     return passed
 
 
+def expected_reports(lines, text):
+    """The kernel reports a test causes on purpose (--expected-report): each
+    from a line with TEXT to the report's closing ==== line (or 200 lines);
+    there must be one.  Their lines are left out of splats()."""
+    skip, n, i = set(), 0, 0
+    while i < len(lines):
+        if text not in lines[i] or lines[i].lstrip().startswith('#'):
+            i += 1
+            continue
+        n += 1
+        j = i + 1
+        while j < len(lines) and j - i < 200 and not lines[j].lstrip().startswith('===='):
+            j += 1
+        skip.update(range(i, j + 1))
+        i = j + 1
+    result(n > 0, "kernel: the report the test causes on purpose is there: '%s' (%d)" % (text, n))
+    return skip
+
+
 def splats(lines, skip=()):
     # Lines of the guest programs' own output are not kernel reports.
     found = [l for n, l in enumerate(lines)
@@ -348,6 +367,9 @@ def main():
     ap.add_argument('--totals', action='store_true',
                     help="LOG is a whole run's KTAP document: its failures and totals "
                          "(the parser's report: LOG.report)")
+    ap.add_argument('--expected-report', metavar='TEXT',
+                    help='a report the test causes on purpose, by a text of its first line: '
+                         'it must be there, and is not a splat')
     args = ap.parse_args()
     if args.totals:
         if not os.path.exists(os.path.join(args.kunit_dir, 'kunit_parser.py')):
@@ -360,6 +382,8 @@ def main():
     if not args.kernel_only:
         guest_document(lines, args.name, args.kunit_suites.split())
     skip = classify_reports(lines) if args.classify_reports else set()
+    if args.expected_report:
+        skip |= expected_reports(lines, args.expected_report)
     splats(lines, skip)
 
 

@@ -4,7 +4,8 @@
 # The stress programs (stress_*) are left to the stress job (stress.sh),
 # which the host boots separately; the bench programs (bench_*) to the
 # bench job (bench.sh, "make bench"); the SMP programs (smp_*) to the smp
-# job (smp.sh, "make smp-test").
+# job (smp.sh, "make smp-test"); the race lab (race_*) to the race job
+# (race.sh, "make race").
 #
 # "make test GUEST=PROG[:GLOB],... FREEZER=todo|classic" (guest= and
 # freezer= on the kernel command line): only the programs whose names
@@ -27,6 +28,7 @@ programs() {
 		bench_*) ;; # make bench only (scripts/guest/bench.sh)
 		demo_*) ;; # make demo only (scripts/guest/demo.sh)
 		smp_*) ;; # make smp-test only (scripts/guest/smp.sh)
+		race_*) ;; # make race only (scripts/guest/race.sh)
 		*) echo "${prog##*/}" ;;
 		esac
 	done

@@ -126,4 +126,23 @@ expect "$name" "$tmp/kcsan" \
 	'^ok [0-9]+ - kernel: 2 KCSAN or lockdep report\(s\) elsewhere in the kernel \(2 distinct\), listed$' \
 	'^# elsewhere: BUG: KCSAN: data-race in alloc_pid / copy_process at alloc_pid, copy_process' \
 	'^# elsewhere: BUG: KCSAN: data-race in osq_lock / osq_unlock at osq_lock, osq_unlock$'
+
+# --expected-report: the race lab's use-after-free report (make race) is
+# what its test causes on purpose.  Named, it must be there and is no
+# splat; unnamed, it is one; named in a log without it, it is missing.
+uaf="BUG: todo race lab: use-after-free in the 2005 walk"
+for c in named unnamed absent; do
+	: >"$tmp/uaf-$c.results"
+	log=$data/race-uaf-report.log opts=(--expected-report "$uaf")
+	[ "$c" != absent ] || log=$data/kcsan-reports.log
+	[ "$c" != unnamed ] || opts=()
+	TAP_RESULTS=$tmp/uaf-$c.results console_results uaf "$log" --kernel-only "${opts[@]}" >"$tmp/uaf-$c"
+	cat "$tmp/uaf-$c" >>"$tmp/uaf"
+done
+name="check: parse_console --expected-report: a report caused on purpose must be there, and only it is no splat"
+expect "$name" "$tmp/uaf" \
+	"^ok 1 - kernel: the report the test causes on purpose is there: '$uaf' \\(1\\)$" \
+	'^ok 2 - kernel: no warnings, lockdep, KASAN or hung-task reports$' \
+	"^# $uaf, block [0-9a-f]+$" '^not ok 1 - kernel: no warnings, lockdep, KASAN or hung-task reports$' \
+	"^not ok 1 - kernel: the report the test causes on purpose is there: '$uaf' \\(0\\)$"
 rm -rf "$tmp"
