@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# "make debug" (scripts/debug.sh) in batch mode on the already built test
+# "make debug" (scripts/host/debug.sh) in batch mode on the already built test
 # kernel: the single-stepped freeze of scripts/gdb/walkthrough.gdb (the
 # transcript in docs/gdb-walkthrough.md), gdb attached to a running
 # ./linux, a user's command under gdb (CMD=), the lx-todo/lx-frozen feature
@@ -9,10 +9,10 @@
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(scratch)
-debug() { "$TOP/scripts/debug.sh" --flavour "$TEST_FLAVOUR" "$@"; }
+debug() { "$TOP/scripts/host/debug.sh" --flavour "$TEST_FLAVOUR" "$@"; }
 
 if ! command -v gdb >/dev/null; then
-	fail "gdb: gdb is installed (run scripts/deps.sh)"
+	fail "gdb: gdb is installed (run scripts/host/deps.sh)"
 	exit 0
 fi
 
@@ -193,7 +193,7 @@ name="gdb: ATTACH= a missing pid, a process that is no UML kernel, no build: cle
 {
 	debug --attach 999999999 || true
 	debug --attach $$ || true
-	OBJ_DIR=$tmp/none "$TOP/scripts/debug.sh" || true
+	OBJ_DIR=$tmp/none "$TOP/scripts/host/debug.sh" || true
 } >"$tmp/errors" 2>&1
 expect "$name" "$tmp/errors" '^\[.*\] error: no process 999999999$' '^  running UML kernels: ' \
 	"error: pid $$ is not a UML kernel built here: it runs .*bash" \

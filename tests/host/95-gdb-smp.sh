@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gdb >/dev/null; then
-	fail "gdb smp: gdb is installed (run scripts/deps.sh)"
+	fail "gdb smp: gdb is installed (run scripts/host/deps.sh)"
 	exit 0
 fi
 if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp-debug >"$LOGS/gdb-smp-build.log" 2>&1; then
