@@ -9,7 +9,7 @@
 # latency.png (gnuplot), with the console log as console.log.  With
 # --timeline KIND,N the guest also freezes N tasks of KIND once per freezer
 # with the kernel's tracepoints on, and timeline.png shows that freeze, one
-# lane per task, as "make demo" does (draw_timeline in scripts/host/lib.sh), with
+# lane per task, as "make demo" does (draw_timeline in scripts/host/lib/timeline.sh), with
 # its data in timeline.dat.
 #
 # Usage: scripts/host/bench.sh [--sizes 10,100,1000,4000] [--reps 7]
@@ -21,6 +21,8 @@
 # Environment: SIZES, REPS, KINDS, SPIN_MAX, TIMELINE give the defaults
 # (make bench).
 . "$(dirname "$0")/lib/session.sh"
+. "$(dirname "$0")/lib/timeline.sh"
+help_if_asked "$@"
 
 ALL_KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2
 sizes=${SIZES:-10,100,1000,4000}

@@ -8,6 +8,7 @@
 # --wrap PROG runs "PROG ./linux ARGS..." (strace, in the process group).
 # Exit: the guest's status; 124 timeout; 125 no exit line; 126 host problem.
 . "$(dirname "$0")/lib/session.sh"
+help_if_asked "$@"
 
 flavour=$(default_flavour boot)
 session_start --flavour "$flavour" "$@"

@@ -6,7 +6,9 @@
 # It runs the kernel's make on the existing .config (make config, or make
 # build, which configures first when the fragments changed).
 # Usage: scripts/host/build.sh [--flavour run|test|bench|smp]
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/flavour.sh"
+. "$(dirname "$0")/lib/kernel-build.sh"
+help_if_asked "$@"
 
 STEP_RE='^  (CC|AS|LD|AR|HOSTCC|GEN)'
 
@@ -54,6 +56,7 @@ main() {
 	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true CCACHE_DEPEND=true
 	stage "building '$FLAVOUR' (log: ${log#"$TOP"/})"
 	start=$SECONDS
+	mkdir -p "$LOGS"
 	: >"$log"
 	touch "$obj/.kernel-make-start.new"
 	progress "$log" 20 &

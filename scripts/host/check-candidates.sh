@@ -10,7 +10,9 @@
 # Exit: 0 when the guest passed; the boot's exit status otherwise.
 # Usage: scripts/host/check-candidates.sh [--build-only]   (apply and build, no
 # boot: make test builds it so in the background)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/patches.sh"
+. "$(dirname "$0")/lib/kernel-build.sh"
+help_if_asked "$@"
 
 # The same layout as build/src and build/obj-run: the compiler sees the
 # same relative paths (ccache's base dir is the repo), so the run kernel

@@ -4,7 +4,8 @@
 # applies to the pristine source with no fuzz (in a scratch git index, so
 # build/src is never touched), has an upstream-style header, and passes
 # scripts/checkpatch.pl --strict.  Exit 1 naming each patch that fails.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/patches.sh"
+help_if_asked "$@"
 
 SUBJECT_MAX=75
 STATUS_RE='^Upstream-Status: (Pending|Submitted \[.+\]|Accepted|Backport \[.+\]|Denied|Inappropriate \[.+\])$'

@@ -5,7 +5,9 @@
 # Cheap (no link, no full build), and it catches what 2005's B12 was: a
 # touched file that no longer compiles in some configuration.
 # Usage: scripts/host/compile-check.sh OPTION   (e.g. TASK_TODO)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/patches.sh"
+. "$(dirname "$0")/lib/kernel-build.sh"
+help_if_asked "$@"
 
 # built_in OBJ-PATH: is this object listed as obj-y (or obj-$(CONFIG_X) with
 # X=y) in its directory's Makefile?  Unknown objects count as built.

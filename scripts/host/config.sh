@@ -5,7 +5,9 @@
 # option a fragment asks for survived olddefconfig.  It always configures
 # anew: whether that is needed is the Makefile's call (make config).
 # Usage: scripts/host/config.sh [--flavour run|test|bench|smp]
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/flavour.sh"
+. "$(dirname "$0")/lib/kernel-build.sh"
+help_if_asked "$@"
 
 CONFIGS=${CONFIGS:-$TOP/configs}
 

@@ -24,6 +24,7 @@
 # Exit: gdb's status; 124 when a --batch run timed out (default 300 s).
 . "$(dirname "$0")/lib/session.sh"
 . "$(dirname "$0")/lib/cmd-dir.sh"
+help_if_asked "$@"
 
 # Host signals the UML kernel uses for itself (arch/um/os-Linux/signal.c,
 # counted with "handle SIG... nostop print pass" over a boot, a freeze and the guest
@@ -241,6 +242,7 @@ gdb_args=(-q -iex "add-auto-load-safe-path $obj"
 	-ex "set print inferior-events off")
 [ "$arch" != um ] || gdb_args+=(-ex "handle $UML_SIGNALS nostop noprint pass")
 log=$LOGS/debug-$(date +%Y%m%d-%H%M%S)-$$.log
+mkdir -p "$LOGS"
 [ "$arch" = um ] || debug_qemu
 # Hardware breakpoints need a live process: start it stopped at its first
 # instruction (starti), or attach first, then set them.

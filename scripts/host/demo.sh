@@ -17,6 +17,10 @@
 # draws that on the host: DEMO_OUT/sleepgraph.html (docs/trace.md).
 # Usage: scripts/host/demo.sh [--flavour F]
 . "$(dirname "$0")/lib/session.sh"
+. "$(dirname "$0")/lib/timeline.sh"
+. "$(dirname "$0")/lib/tracedat.sh"
+. "$(dirname "$0")/lib/sleepgraph.sh"
+help_if_asked "$@"
 
 FLAVOUR=$(flavour_opt demo "$@")
 out=${DEMO_OUT:-$BUILD/demo}

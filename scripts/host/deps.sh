@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages the build and tests need, when missing.
 # As root it runs apt-get; otherwise it prints the exact command and stops.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/base.sh"
+help_if_asked "$@"
 
 PACKAGES=(
 	linux-source-6.12 # the kernel source we patch

@@ -4,7 +4,8 @@
 # libraries from scripts/guest/, and the guest test programs from
 # tests/guest/*.c, compiled statically.  /dev/console and /dev/null exist
 # before devtmpfs is mounted.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/base.sh"
+help_if_asked "$@"
 
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 OUT=$BUILD/initramfs.cpio

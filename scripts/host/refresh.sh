@@ -4,7 +4,8 @@
 # part arch/x86/um: MAINTAINERS, USER-MODE LINUX) go to arch-um-patches/,
 # all others to kernel-patches/.  Names are NNNN-subject.patch, numbered per
 # queue in branch order; comments in the series files are kept.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/patches.sh"
+help_if_asked "$@"
 
 # queue_of PATCH-COMMIT: "kernel" or "arch-um"; dies on a patch touching both.
 queue_of() {

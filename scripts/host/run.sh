@@ -18,6 +18,7 @@
 #   its arguments.
 . "$(dirname "$0")/lib/session.sh"
 . "$(dirname "$0")/lib/cmd-dir.sh"
+help_if_asked "$@"
 
 # run_cmd: the command mode.  The runner's own lines go to stderr, the
 # command's output, from the console log, to stdout.

@@ -5,7 +5,8 @@
 # (make source: the queues are newer than build/src/.git/SERIES_APPLIED);
 # run alone, it applies the series again.  Edits made there are kept: it
 # stops when the branch holds work not exported.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/patches.sh"
+help_if_asked "$@"
 
 source_version() {
 	dpkg-query -W -f='${Version}' "$SOURCE_PKG" 2>/dev/null ||

@@ -11,8 +11,10 @@
 #        scripts/host/test.sh [--cycles N] [--hammer N] [--timeout S] 50-stress|smp-full
 #                        (their knobs, which they read as CYCLES, HAMMER, TIMEOUT)
 #        scripts/host/test.sh --check     ("make check": tests/check/ only)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/flavour.sh"
+. "$(dirname "$0")/lib/ktap.sh"
 . "$(dirname "$0")/lib/qemu.sh"
+help_if_asked "$@"
 
 # Every test's results, each test a subtest of one KTAP document that the
 # kernel's parser counts once (scripts/host/parse_console.py --totals).
@@ -46,7 +48,7 @@ timed() {
 
 # The table of stage times: the steps, each test file, and under each the
 # kernel builds and guest boots it did (rows that build.sh and session.sh
-# add to STAGE_TIMES, see stage_time in lib.sh).
+# add to STAGE_TIMES, see stage_time in lib/base.sh).
 export STAGE_TIMES=$LOGS/test-stage-times.tsv
 table=()
 # tabled NAME CMD...: run CMD; a row for it, and under it the rows it added.
@@ -96,7 +98,7 @@ kvm_verdict() {
 # tests run (UML runs on one core): a test says so with a line "# builds: COMMAND" (a make target or
 # a script, run from the top), and the tests that have one run after the
 # others, in their order.  A test waits for its kernel through the object
-# dir's lock (hold_lock in lib.sh); a background build that failed is
+# dir's lock (hold_lock in lib/kernel-build.sh); a background build that failed is
 # built again by its test, which reports the error.
 background_pid=""
 BACKGROUND_LOG=$LOGS/test-background-builds.log
@@ -212,6 +214,7 @@ main() {
 	for t in "${tests[@]}"; do
 		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
 	done
+	mkdir -p "$LOGS"
 	: >"$body"
 	: >"$STAGE_TIMES"
 	[ "$check" -eq 1 ] || host_facts

@@ -11,7 +11,7 @@ and sched:sched_wakeup, on the trace clock "mono") and writes to --out:
   timeline.gp   the gnuplot script that draws timeline.png from it
 
 Used by "make demo" (scripts/host/demo.sh) and "make bench TIMELINE=kind,N"
-(scripts/host/bench.sh), through draw_timeline in scripts/host/lib.sh.  Python
+(scripts/host/bench.sh), through draw_timeline in scripts/host/lib/timeline.sh.  Python
 standard library only.  Re-draw from a saved log:
   scripts/host/timeline.py --log build/logs/demo.log --out build/demo
   gnuplot build/demo/timeline.gp

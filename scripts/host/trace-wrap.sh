@@ -9,8 +9,9 @@
 #   TRACE_LOG         strace's output file (-o)
 #   TRACE_STRACE      the strace binary
 #   TRACE_OPTS        strace options (words without spaces)
-# strace follows only the main UML process, never -f: see scripts/trace.sh.
+# strace follows only the main UML process, never -f: see scripts/host/trace.sh.
 . "$(dirname "$0")/lib/session.sh"
+help_if_asked "$@"
 
 : "${TRACE_LOG:?}" "${TRACE_STRACE:?}" "${TRACE_OPTS:?}"
 read -r -a opts <<<"$TRACE_OPTS"

@@ -29,6 +29,8 @@
 # ./linux (the default) or attach to it after boot with -p (--attach:
 # the boot runs untraced and at full speed).  Both work.
 . "$(dirname "$0")/lib/session.sh"
+. "$(dirname "$0")/lib/tracedat.sh"
+help_if_asked "$@"
 
 flavour=$(default_flavour trace)
 mode=start

@@ -2,6 +2,7 @@
 # draw_timeline (scripts/host/timeline.py and gnuplot) on the saved console log
 # of "make demo": the same picture checks as tests/host/85-demo.sh.
 . "$(dirname "$0")/../host/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/timeline.sh"
 . "$(dirname "$0")/../host/checks.sh"
 
 tmp=$(scratch)

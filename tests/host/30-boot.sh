@@ -3,6 +3,7 @@
 # a guest that hangs and with a temp dir UML cannot map executable memory from.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/session.sh"
 
 tmp=$(scratch)
 boot() { "$TOP/scripts/host/boot.sh" --flavour "$TEST_FLAVOUR" "$@"; }

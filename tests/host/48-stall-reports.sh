@@ -12,6 +12,7 @@
 # sleep that ended inside it would wake before khungtaskd looked again.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/session.sh"
 
 log=$LOGS/stall-reports.log
 session_start --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \

@@ -7,6 +7,7 @@
 # shellcheck disable=SC2016 # $lx_current() and the like are gdb's, not the shell's
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/session.sh"
 
 tmp=$(scratch)
 debug() { "$TOP/scripts/host/debug.sh" --flavour "$TEST_FLAVOUR" "$@"; }

@@ -9,6 +9,7 @@
 # how.  Every event must name the freezer that was selected.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/tracedat.sh"
 
 HOWS=(item checkpoint in_place refrigerator)
 tmp=$(scratch)

@@ -12,6 +12,7 @@
 # once it reads, loses any of its reply.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/session.sh"
 
 log=$LOGS/mconsole.log
 if ! command -v uml_mconsole >/dev/null; then

@@ -12,6 +12,7 @@
 # needs: initramfs
 # builds: make build FLAVOUR=smp
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/qemu.sh"
 
 tmp=$(scratch)
 real=$(command -v "$QEMU") || { fail "kvm fallback: $QEMU is installed"; exit 0; }
@@ -61,7 +62,7 @@ for mode in abort hang; do
 	hang) why="printed nothing in 5 s|no console output in 10 s" ;;
 	esac
 	# The probe, as make test runs it at its start.
-	with_broken "$mode" bash -c '. "$1/scripts/host/lib/session.sh"; qemu_decide_accel' _ "$TOP" \
+	with_broken "$mode" bash -c '. "$1/scripts/host/lib/qemu.sh"; qemu_decide_accel' _ "$TOP" \
 		>"$tmp/probe-$mode" 2>&1 || true
 	expect "kvm fallback: the probe finds KVM unusable when QEMU ${mode}s" "$tmp/probe-$mode" \
 		"KVM: not usable \(.*($why).*\); x86_64 guests boot under TCG"

@@ -4,6 +4,7 @@
 # a live boot (60-bench-smoke, 75-trace, 85-demo) and by "make check"
 # (tests/check/), which runs them on the saved logs in tests/data/.
 # Source after lib.sh.
+. "${BASH_SOURCE[0]%/*}/../../scripts/host/lib/tracedat.sh"
 
 # check_bench_out PREFIX OUT REPS LOG: the checks on the output directory
 # OUT of scripts/host/bench.sh or scripts/host/bench_report.py for a run of every

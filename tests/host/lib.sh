@@ -4,18 +4,26 @@
 # job's document nested as it was printed, with results on its kernel log;
 # scripts/host/test.sh makes the test a subtest of the run's document, not ok
 # if any of its results failed, and the kernel's KTAP parser counts it
-# (docs/console.md).
-# shellcheck source=../../scripts/host/lib/session.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/host/lib/session.sh"
+# (docs/console.md).  A test that starts a session itself sources
+# scripts/host/lib/session.sh too; a test answers -h with its header.
+# shellcheck source=../../scripts/host/lib/flavour.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/host/lib/flavour.sh"
+# shellcheck source=../../scripts/host/lib/ktap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/host/lib/ktap.sh"
+help_if_asked "$@"
 
 # The flavour under test: scripts/host/test.sh --flavour sets it.
 TEST_FLAVOUR=${TEST_FLAVOUR:-$(default_flavour test)}
-# The test's results file (ktap_result in scripts/host/lib.sh); scripts/host/test.sh
-# gives each test an empty one.
+# The test's results file (ktap_result in scripts/host/lib/ktap.sh);
+# scripts/host/test.sh gives each test an empty one.
 export TAP_RESULTS=${TAP_RESULTS:-$LOGS/tap-results.$$}
 
-# tap STATUS NAME: one result of the test.
-tap() { ktap_result "$1" "$2" "$TAP_RESULTS"; }
+# tap STATUS NAME: one result of the test.  (Run alone, the test may be
+# the first to write to build/logs.)
+tap() {
+	[ -e "$TAP_RESULTS" ] || mkdir -p "$(dirname "$TAP_RESULTS")"
+	ktap_result "$1" "$2" "$TAP_RESULTS"
+}
 pass() { tap ok "$1"; }
 skip() { tap ok "$1 # SKIP $2"; }
 # fail NAME [DIAGNOSTIC-FILE]: a failing result, with the file as "# " lines.

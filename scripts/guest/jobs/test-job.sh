@@ -1,6 +1,6 @@
 #!/bin/sh
 # "make test": every guest test program, each a subtest of the job's KTAP
-# document (lib.sh); last, kmemleak's leaks left by everything that ran.
+# document (job-lib.sh); last, kmemleak's leaks left by everything that ran.
 # The stress programs (stress_*) are left to the stress job (stress.sh),
 # which the host boots separately; the bench programs (bench_*) to the
 # bench job (bench.sh, "make bench"); the SMP programs (smp_*) to the smp

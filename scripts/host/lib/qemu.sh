@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # x86_64 guests under qemu-system-x86_64 (the smp flavour): which
-# accelerator, decided by trying it, and the command line.  Source it (after
-# lib.sh); scripts/host/lib/session.sh does.
+# accelerator, decided by trying it, and the command line.  Source it;
+# scripts/host/lib/session.sh does.
 #
 # SMP_ACCEL=kvm or tcg forces one, with no fallback.  Unset, KVM is used
 # only if a probe guest (scripts/kvm-probe/probe.S, well under a second)
@@ -13,6 +13,7 @@
 # (Sapphire Rapids: "KVM internal error ... emulation failure").  The
 # probe's verdict is exported as SMP_ACCEL_PROBED, so that a run of many
 # boots (make test) probes once.
+. "${BASH_SOURCE[0]%/*}/base.sh"
 
 QEMU=qemu-system-x86_64
 # Under KVM the banner comes within a second; a boot that has printed
@@ -62,7 +63,7 @@ qemu_probe_kvm() {
 	local src=$TOP/scripts/kvm-probe/probe.S dir=$BUILD/kvm-probe log=$LOGS/kvm-probe.log
 	local status=0 t0=$SECONDS
 	qemu_check_installed
-	mkdir -p "$dir"
+	mkdir -p "$dir" "$LOGS"
 	if [ ! "$dir/probe.elf" -nt "$src" ]; then
 		as --32 -o "$dir/probe.o" "$src" &&
 			ld -m elf_i386 -n -Ttext=0x100000 -e _start -o "$dir/probe.elf" "$dir/probe.o" ||

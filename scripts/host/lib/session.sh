@@ -1,13 +1,15 @@
 # shellcheck shell=bash
 # The UML session API, the one place that knows how a guest is started and
 # where its files are: session_start, then any of the functions below.
-# Source it (it sources lib.sh); scripts/host/boot.sh is its command line.  One
-# session per shell at a time, in SESSION_*.  The smp flavour (x86_64)
+# Source it (it sources the libraries it needs: base, flavour, qemu,
+# uml-tempdir); scripts/host/boot.sh is its command line.  One session per
+# shell at a time, in SESSION_*.  The smp flavour (x86_64)
 # boots the same way under qemu-system-x86_64, without mconsole, and with
 # --gdb-stub halted for gdb at QEMU's stub.  A --wrap program stays in the
 # process group and gets SESSION_UMID and SESSION_LOG.
-. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/qemu.sh"
+. "${BASH_SOURCE[0]%/*}/flavour.sh"
+. "${BASH_SOURCE[0]%/*}/qemu.sh"
+. "${BASH_SOURCE[0]%/*}/uml-tempdir.sh"
 
 SESSION_DIR=$BUILD/uml          # UML's uml_dir: UMID/pid, UMID/mconsole; ours: UMID.*
 SESSION_EXIT_TAG="TODO-EXIT:"   # the guest init, before poweroff (markers: docs/console.md)
@@ -82,6 +84,7 @@ session_start() {
 		return 0
 	fi
 	SESSION_LOG=${log:-$LOGS/boot-$job-$(date +%Y%m%d-%H%M%S).log}
+	mkdir -p "$(dirname "$SESSION_LOG")"
 	: >"$SESSION_LOG" # no follower may read the last run's lines
 	SESSION_SEEN[$SESSION_LOG]=0
 	session_runner &
