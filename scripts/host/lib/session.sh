@@ -21,7 +21,7 @@ declare -gA SESSION_SEEN=()     # console lines session_wait_line has read, per 
 # job, by default in the background: console only to the log, a timeout.
 session_start() {
 	local job=run mem=512M timeout=120 show=guest log="" terminal=0 con=fd:0,fd:1 image=""
-	local wrapper_status=0 wrap=() extra=() cmd qemu_args obj initrd=$BUILD/initramfs.cpio gdb_stub=0
+	local wrapper_status=0 wrap=() extra=() cmd qemu_args=() obj initrd=$BUILD/initramfs.cpio gdb_stub=0 runner_args word
 	SESSION_FLAVOUR="" SESSION_STATUS="" SESSION_RUNNER="" SESSION_GDB_SOCKET=""
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -87,42 +87,64 @@ session_start() {
 	mkdir -p "$(dirname "$SESSION_LOG")"
 	: >"$SESSION_LOG" # no follower may read the last run's lines
 	SESSION_SEEN[$SESSION_LOG]=0
-	session_runner &
+	runner_args=(--job "$job" --timeout "$timeout" --show "$show" --obj "$obj")
+	[ "$wrapper_status" -eq 0 ] || runner_args+=(--wrapper-status)
+	for word in "${wrap[@]}"; do runner_args+=(--wrap "$word"); done
+	for word in "${qemu_args[@]}"; do runner_args+=(--qemu-arg "$word"); done
+	session_runner "${runner_args[@]}" -- "${cmd[@]}" &
 	SESSION_RUNNER=$!
 }
 
-# The part of session_start that runs in the background (it sees its
-# locals): boot, supervise, report, and exit with the session's status.
+# session_runner --job J --timeout S --show all|guest|none --obj DIR
+#   [--wrapper-status] [--wrap WORD]... [--qemu-arg ARG]... -- CMD...:
+# the part of session_start that runs in the background: boot CMD (the
+# kernel, under the --wrap words) with its console to SESSION_LOG,
+# supervise, report, and exit with the session's status (see
+# session_wait).  The --qemu-args are qemu_cmd's after the accelerator,
+# to boot an x86_64 guest again under TCG; DIR is the kernel's object dir.
 session_runner() {
-	local log=$SESSION_LOG timed_out kvm_why rc status
-	session_boot_once
+	local log=$SESSION_LOG job timeout show obj wrapper_status=0 wrap=() qemu_args=() status
+	while [ "$1" != -- ]; do
+		case $1 in
+		--job) job=$2 ;;
+		--timeout) timeout=$2 ;;
+		--show) show=$2 ;;
+		--obj) obj=$2 ;;
+		--wrapper-status) wrapper_status=1; shift; continue ;;
+		--wrap) wrap+=("$2") ;;
+		--qemu-arg) qemu_args+=("$2") ;;
+		*) die "session_runner: unknown argument '$1'" ;;
+		esac
+		shift 2
+	done
+	shift
+	session_boot_once "$job" "$timeout" "$show" -- "${wrap[@]}" "$@"
 	# KVM that the probe let through can still fail this kernel (scripts/
 	# qemu.sh): boot it again, once, under TCG; not under gdb, whose
 	# connection went with the first QEMU.
-	if [ -n "$kvm_why" ] && [ -n "$SESSION_GDB_SOCKET" ]; then
+	if [ -n "$SESSION_KVM_WHY" ] && [ -n "$SESSION_GDB_SOCKET" ]; then
 		printf '[%s] error: KVM failed the guest (%s; console: %s); gdb lost it: run again under TCG with SMP_ACCEL=tcg\n' \
-			"$(ts)" "$kvm_why" "${log#"$TOP"/}" >&2
+			"$(ts)" "$SESSION_KVM_WHY" "${log#"$TOP"/}" >&2
 		exit 1
-	elif [ -n "$kvm_why" ]; then
+	elif [ -n "$SESSION_KVM_WHY" ]; then
 		mv "$log" "$log.kvm"
 		printf '[%s] warning: KVM failed the guest (%s; console: %s); booting it again under TCG\n' \
-			"$(ts)" "$kvm_why" "${log#"$TOP"/}.kvm" >&2
+			"$(ts)" "$SESSION_KVM_WHY" "${log#"$TOP"/}.kvm" >&2
 		SESSION_ACCEL=tcg
 		qemu_cmd "$SESSION_ACCEL" "${qemu_args[@]}"
-		cmd=("${QEMU_CMD[@]}")
 		: >"$log"
-		session_boot_once
+		session_boot_once "$job" "$timeout" "$show" -- "${wrap[@]}" "${QEMU_CMD[@]}"
 	fi
-	if [ "$timed_out" -eq 1 ]; then
+	if [ "$SESSION_TIMED_OUT" -eq 1 ]; then
 		printf '[%s] error: guest job %s timed out after %s s; the kernel was killed\n' "$(ts)" "$job" "$timeout" >&2
-		session_last_lines 20
+		session_last_lines "$log" 20
 		exit 124
 	fi
-	[ "$wrapper_status" -eq 0 ] || exit "$rc"
+	[ "$wrapper_status" -eq 0 ] || exit "$SESSION_BOOT_RC"
 	status=$(sed -n "s/^$SESSION_EXIT_TAG \([0-9]*\)\$/\1/p" "$log" | tail -n 1)
 	if [ -z "$status" ]; then
 		printf '[%s] error: the guest exited without reporting its status (no "%s" line)\n' "$(ts)" "$SESSION_EXIT_TAG" >&2
-		session_last_lines 30
+		session_last_lines "$log" 30
 		if grep -q 'Kernel panic' "$log"; then
 			printf '  the kernel panicked; decode the trace with:\n  %s\n' \
 				"$SRC/scripts/decode_stacktrace.sh $obj/vmlinux $SRC $obj < $log" >&2
@@ -133,33 +155,42 @@ session_runner() {
 	exit "$status"
 }
 
+# session_last_lines LOG N: the last N lines of console LOG, on stderr.
 session_last_lines() {
-	printf '  last console lines (%s):\n' "${log#"$TOP"/}" >&2
-	tail -n "$1" "$log" | sed 's/^/  | /' >&2
+	printf '  last console lines (%s):\n' "${1#"$TOP"/}" >&2
+	tail -n "$2" "$1" | sed 's/^/  | /' >&2
 }
 
-# Without ACPI tables the x86_64 guest cannot power off: poweroff -f halts
-# it instead ("System halted"), and QEMU would wait for the timeout.
-session_halted() { [ "$SESSION_ARCH" != um ] && grep -q "^$SESSION_EXIT_TAG" "$log" && grep -q 'System halted' "$log"; }
+# session_halted LOG: without ACPI tables the x86_64 guest cannot power
+# off: poweroff -f halts it instead ("System halted" in console LOG), and
+# QEMU would wait for the timeout.
+session_halted() { [ "$SESSION_ARCH" != um ] && grep -q "^$SESSION_EXIT_TAG" "$1" && grep -q 'System halted' "$1"; }
 
-# session_kvm_broke [STATUS]: a boot under KVM that SMP_ACCEL did not force
-# failed before its first console line (QEMU aborted or exited, printed
-# nothing in time, or said "KVM internal error"); the reason in kvm_why.
+# session_kvm_broke LOG STARTED [STATUS]: a boot under KVM that SMP_ACCEL
+# did not force, started at SECONDS=STARTED with its console in LOG,
+# failed before its first console line (QEMU aborted or exited with
+# STATUS, printed nothing in time, or said "KVM internal error"); the
+# reason in SESSION_KVM_WHY.
 session_kvm_broke() {
 	[ "$SESSION_ARCH" != um ] && [ "$SESSION_ACCEL" = kvm ] && [ "$QEMU_ACCEL_FORCED" -eq 0 ] || return 1
-	kvm_why=$(qemu_kvm_failure "$log" "${1:-}" "$((SECONDS - started))")
-	[ -n "$kvm_why" ]
+	SESSION_KVM_WHY=$(qemu_kvm_failure "$1" "${3:-}" "$((SECONDS - $2))")
+	[ -n "$SESSION_KVM_WHY" ]
 }
 
-# Boot cmd once: console to the log, wait for the end or the timeout, check
-# nothing is left behind.  Sets timed_out, kvm_why (see session_kvm_broke)
-# and rc (the started program's exit status).
+# session_boot_once JOB TIMEOUT SHOW -- COMMAND...: boot COMMAND (the
+# kernel, or its wrapper and the kernel) once for guest job JOB: console
+# to SESSION_LOG (SHOW as session_start's --show), wait for the end or
+# TIMEOUT seconds, check nothing is left behind.  Sets SESSION_TIMED_OUT
+# (1 or 0), SESSION_KVM_WHY (see session_kvm_broke) and SESSION_BOOT_RC
+# (the started program's exit status).
 session_boot_once() {
+	local job=$1 timeout=$2 show=$3 log=$SESSION_LOG
 	local fifo=$SESSION_DIR/$SESSION_UMID.console input=$SESSION_DIR/$SESSION_UMID.input
-	local hold pid writer viewer="" left i deadline started=$SECONDS
-	timed_out=0 kvm_why="" rc=0
+	local hold pid writer viewer="" left i deadline started=$SECONDS rc=0
+	shift 4
+	SESSION_TIMED_OUT=0 SESSION_KVM_WHY="" SESSION_BOOT_RC=0
 	info "booting $SESSION_FLAVOUR kernel, job '$job', timeout ${timeout}s, console log ${log#"$TOP"/}"
-	show_cmd "${wrap[@]}" "${cmd[@]}"
+	show_cmd "$@"
 	# UML polls its console fds, and epoll refuses regular files: the console
 	# goes through a FIFO to a writer that also drops the CRs of the tty layer.
 	# Its input: epoll refuses /dev/null and regular files (and CI's stdin)
@@ -174,7 +205,7 @@ session_boot_once() {
 	# does not fork: $! is the kernel's pid (or the wrapper's) and the id of
 	# its own process group.
 	SESSION_UMID=$SESSION_UMID SESSION_LOG=$log \
-		setsid "${wrap[@]}" "${cmd[@]}" <"$input" >"$fifo" 2>&1 {hold}>&- &
+		setsid "$@" <"$input" >"$fifo" 2>&1 {hold}>&- &
 	pid=$!
 	echo "$pid" >"$SESSION_DIR/$SESSION_UMID.pgid"
 	# The viewer follows the writer, which ends only once the console is drained.
@@ -188,17 +219,18 @@ session_boot_once() {
 
 	deadline=$((SECONDS + timeout))
 	while kill -0 "$pid" 2>/dev/null; do
-		if session_halted || session_kvm_broke ||
-			{ [ "$SECONDS" -ge "$deadline" ] && timed_out=1; }; then
+		if session_halted "$log" || session_kvm_broke "$log" "$started" ||
+			{ [ "$SECONDS" -ge "$deadline" ] && SESSION_TIMED_OUT=1; }; then
 			kill -TERM -- "-$pid" 2>/dev/null || true
-			[ "$timed_out" -eq 0 ] || { sleep 2; kill -KILL -- "-$pid" 2>/dev/null || true; }
+			[ "$SESSION_TIMED_OUT" -eq 0 ] || { sleep 2; kill -KILL -- "-$pid" 2>/dev/null || true; }
 			break
 		fi
 		sleep 0.2
 	done
 	wait "$pid" 2>/dev/null || rc=$?
+	SESSION_BOOT_RC=$rc
 	wait "$writer" 2>/dev/null || true
-	[ -n "$kvm_why" ] || [ "$timed_out" -eq 1 ] || session_kvm_broke "$rc" || true
+	[ -n "$SESSION_KVM_WHY" ] || [ "$SESSION_TIMED_OUT" -eq 1 ] || session_kvm_broke "$log" "$started" "$rc" || true
 	exec {hold}>&-
 	rm -f "$fifo" "$input" "$SESSION_DIR/$SESSION_UMID.pgid"
 	if [ -n "$SESSION_GDB_SOCKET" ]; then
@@ -206,7 +238,7 @@ session_boot_once() {
 		[[ $SESSION_GDB_SOCKET == "$SESSION_DIR"/* ]] || rmdir "$(dirname "$SESSION_GDB_SOCKET")" 2>/dev/null || true
 	fi
 	[ -z "$viewer" ] || wait "$viewer" 2>/dev/null || true
-	stage_time "boot $SESSION_FLAVOUR, job $job${SESSION_ACCEL:+ ($SESSION_ACCEL${kvm_why:+, failed})}" "$((SECONDS - started))"
+	stage_time "boot $SESSION_FLAVOUR, job $job${SESSION_ACCEL:+ ($SESSION_ACCEL${SESSION_KVM_WHY:+, failed})}" "$((SECONDS - started))"
 
 	# Whatever UML forked (still in its process group) must be gone too; give
 	# it a moment, then insist.
