@@ -18,6 +18,7 @@
 #   its arguments.
 . "$(dirname "$0")/lib/session.sh"
 . "$(dirname "$0")/lib/cmd-dir.sh"
+. "$(dirname "$0")/lib/cmd-output.sh"
 help_if_asked "$@"
 
 # run_cmd: the command mode.  The runner's own lines go to stderr, the
@@ -30,10 +31,9 @@ run_cmd() {
 	[ "$kernel_log" -eq 1 ] || args+=(quiet)
 	info "running in the guest ($FLAVOUR, ${cwd} $([ "$rw" -eq 1 ] && echo read-write || echo read-only)): ${cmd[*]}" >&2
 	session_start --flavour "$FLAVOUR" --job cmd --timeout "$timeout" --show none --log "$log" -- "${args[@]}" >&2
-	# The command's lines: after its begin marker, up to its end marker.
-	if session_wait_line '^TODO-CMD: begin$'; then
-		session_wait_line --each print_line '^TODO-CMD: end [0-9]+$' || true
-	fi
+	# The status is the guest's, which is the command's unless the job
+	# failed around it (a timeout, a crash, no hostfs mount).
+	cmd_output "$log" || true
 	session_wait >&2 || status=$?
 	if [ -s "$dir/dmesg" ]; then
 		{ echo "---- the kernel log (dmesg) at the end of the command ----"; cat "$dir/dmesg"; } >>"$log"
@@ -42,8 +42,6 @@ run_cmd() {
 	info "console and kernel log: ${log#"$TOP"/}; exit status $status" >&2
 	exit "$status"
 }
-
-print_line() { printf '%s\n' "$1"; }
 
 main() {
 	local cwd=$PWD rw=0 kernel_log=0 pm_test=freezer timeout=${TIMEOUT:-3600} cmd=() args=()

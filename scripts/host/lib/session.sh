@@ -266,27 +266,30 @@ session_gdb_socket_path() {
 	SESSION_GDB_SOCKET=$(mktemp -d "${TMPDIR:-/tmp}/todo-gdb.XXXXXX")/stub
 }
 
-# session_wait_line [--timeout S] [--each FN] [--log FILE] [--while PID] ERE:
-# read the console log on from the last line read, calling FN LINE for each
-# line before the first that matches ERE (left in SESSION_LINE).  Returns 0
-# there; 1 if the session (or PID) ended first, every line read; 124 after
-# S seconds.  An empty ERE follows to the end.  A last line still without
-# its newline (a prompt) can match, but goes to FN only once complete.
+# session_wait_line [--timeout S] [--each FN] [--log FILE] [--while PID]
+#   [--saved] ERE: read the console log on from the last line read, calling
+# FN LINE for each line before the first that matches ERE (left in
+# SESSION_LINE).  Returns 0 there; 1 if the session (or PID) ended first,
+# every line read; 124 after S seconds.  An empty ERE follows to the end.
+# A last line still without its newline (a prompt) can match, but goes to
+# FN only once complete.  --saved: FILE is a saved log, read to its end
+# with no session to wait for.
 session_wait_line() {
-	local timeout="" each="" log=$SESSION_LOG alive=$SESSION_RUNNER deadline ended line partial
+	local timeout="" each="" log=$SESSION_LOG alive=$SESSION_RUNNER saved=0 deadline ended line partial
 	while [ $# -gt 1 ]; do
 		case $1 in
 		--timeout) timeout=$2 ;;
 		--each) each=$2 ;;
 		--log) log=$2 ;;
 		--while) alive=$2 ;;
+		--saved) saved=1; shift; continue ;;
 		*) die "session_wait_line: unknown option '$1'" "see its usage in scripts/host/lib/session.sh" ;;
 		esac
 		shift 2
 	done
 	deadline=$((SECONDS + ${timeout:-999999}))
 	while :; do
-		ended=0 # checked before reading, so that the last read sees every line
+		ended=$saved # checked before reading, so that the last read sees every line
 		[ -z "$alive" ] || kill -0 "$alive" 2>/dev/null || ended=1
 		# Fewer lines than read: the runner started the log afresh (KVM retry).
 		[ "$(wc -l 2>/dev/null <"$log" || echo 0)" -ge "${SESSION_SEEN[$log]:-0}" ] || SESSION_SEEN[$log]=0
