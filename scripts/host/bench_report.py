@@ -37,7 +37,7 @@ KINDS = {
 }
 KIND_ORDER = list(KINDS)
 FREEZERS = ('todo', 'classic')
-# Kinds the "spinners and interruptible sleepers" targets cover.
+# Kinds the "spinners and interruptible sleepers" target covers (docs/bench.md).
 INTERRUPTIBLE = ('spin', 'pause', 'pipe', 'threads')
 # Fields of struct task_struct the series adds.
 FIELDS = ('todo', 'freeze_todo')
