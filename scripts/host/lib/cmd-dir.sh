@@ -29,5 +29,5 @@ cmd_dir_create() {
 cmd_flavour_ok() {
 	[ "$(flavour_arch "$1")" = um ] ||
 		die "the $1 flavour runs under QEMU, which has no hostfs: a command runs on the UML flavours only" \
-			"use FLAVOUR=run or FLAVOUR=test"
+			"use FLAVOUR=run or FLAVOUR=test; on 4 vCPUs: make smp-test, or make debug FLAVOUR=smp (docs/testing.md)"
 }
