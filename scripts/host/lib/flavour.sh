@@ -15,17 +15,17 @@ flavour_fragments() {
 	echo "$frags"
 }
 
-# default_flavour CMD: the flavour of "make CMD" and scripts/CMD.sh when
+# default_flavour CMD: the flavour of "make CMD" and scripts/host/CMD.sh when
 # none is named.
 default_flavour() { flavour_table "default.$1"; }
 
-# flavour_opt CMD [--flavour F]: the flavour of scripts/CMD.sh, which
+# flavour_opt CMD [--flavour F]: the flavour of scripts/host/CMD.sh, which
 # takes no other argument: F (checked), else CMD's default.
 flavour_opt() {
 	case $#:${2:-} in
 	1:) default_flavour "$1" ;;
 	3:--flavour) flavour_fragments "$3" >/dev/null && echo "$3" ;;
-	*) die "$1.sh: unknown arguments '${*:2}'" "usage: scripts/$1.sh [--flavour F]" ;;
+	*) die "$1.sh: unknown arguments '${*:2}'" "usage: scripts/host/$1.sh [--flavour F]" ;;
 	esac
 }
 
