@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The patch queues: clean as they are, and a damaged patch is named.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/patches.sh"
 
 out=$(scratch)/out
 if "$TOP/scripts/host/check-patches.sh" >"$out" 2>&1; then
