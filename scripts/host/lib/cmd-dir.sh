@@ -1,8 +1,10 @@
 # shellcheck shell=bash
-# The host half of guest job "cmd" (scripts/guest/jobs/cmd-job.sh), for make run
-# CMD= and make debug CMD=: a directory under the session directory that
-# the guest mounts through hostfs, holding the command, the host directory
-# to run it in, and whether that is writable.  Source after session.sh.
+# What the host hands guest job "cmd" (scripts/guest/jobs/cmd-job.sh) for
+# make run CMD= and make debug CMD=: a directory under the session
+# directory that the guest mounts through hostfs, holding the command, the
+# host directory to run it in, and whether that is writable.  What comes
+# back is cmd-output.sh's.
+. "${BASH_SOURCE[0]%/*}/session.sh"
 
 # cmd_dir_create CWD RW CMD [ARG...]: make the directory and print its
 # path.  One CMD is a shell command line (sh -c); CMD ARG... a program and
