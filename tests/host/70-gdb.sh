@@ -42,7 +42,7 @@ expect "$name" "$out" '^guest: debug: rcu_cpu_stall_suppress=1 hung_task_timeout
 
 name="gdb: the kernel's gdb scripts are auto-loaded (bt from state_store, \$lx_current())"
 between "$out" 'Breakpoint 1, freeze_processes' '^[+]lx-frozen' >"$tmp/stop1"
-expect "$name" "$tmp/stop1" ' in state_store \(' '^\$1 = "debug\.sh\\000'
+expect "$name" "$tmp/stop1" ' in state_store \(' '^\$1 = "debug-job\.sh\\000'
 
 name="gdb: lx-todo shows freeze_me's freeze item (todo_freeze_self) queued before it runs"
 between "$out" '^[+]tbreak task_todo_queue' '^[+]delete' >"$tmp/queued"
