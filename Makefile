@@ -1,4 +1,4 @@
-# Front door.  Every target is a script in scripts/ that also runs alone.
+# Front door.  Every target is a script in scripts/host/ that also runs alone.
 #   make run            build the run flavour, boot ./linux: a guest shell on a
 #                       terminal, else a scripted look at the guest;
 #                       CMD='...' runs that in the guest in this directory
@@ -29,7 +29,7 @@
 
 JOB ?= run
 CYCLES ?= 1000
-S := scripts
+S := scripts/host
 
 # fragments.F, image.F and default.TARGET: the one flavour table.
 include configs/flavours.mk
@@ -53,9 +53,9 @@ $(if $(FLAVOUR),$(if $(fragments.$(FLAVOUR)),,$(error unknown FLAVOUR=$(FLAVOUR)
 # ---- The build graph.  Every file below is remade only when older than
 # what it is made from.
 
-# The packages are checked again when scripts/deps.sh (its list) or the
+# The packages are checked again when scripts/host/deps.sh (its list) or the
 # installed packages changed.
-build/PACKAGES_OK: scripts/deps.sh $(wildcard /var/lib/dpkg/status)
+build/PACKAGES_OK: scripts/host/deps.sh $(wildcard /var/lib/dpkg/status)
 	@$(S)/deps.sh
 	@touch $@
 
@@ -75,7 +75,7 @@ $(SOURCE): $(SERIES) $(wildcard $(PATCHES) /usr/src/linux-source-6.12.tar.xz \
 # the source tree (the UML defconfig, Kconfig files) changed.
 # (Static pattern rules: explicit targets, never deleted as intermediate.)
 $(foreach f,$(FLAVOURS),$(call config_of,$f)): build/obj-%/.config: $$(addprefix configs/,$$(addsuffix .config,$$(fragments.$$*))) \
-		scripts/config.sh $(SOURCE)
+		scripts/host/config.sh $(SOURCE)
 	@$(S)/config.sh --flavour $*
 
 # The kernel's own make knows which files it compiles; this graph only
@@ -97,8 +97,8 @@ $(filter %/bzImage,$(KERNELS)): build/obj-%/arch/x86/boot/bzImage: $(KERNEL_DEPS
 
 # The guest's programs, jobs and busybox; the source tree gives
 # gen_init_cpio and the selftest harness.
-build/initramfs.cpio: $(wildcard tests/guest/*.c tests/guest/*.h scripts/guest/* /bin/busybox) \
-		scripts/initramfs.sh $(SOURCE)
+build/initramfs.cpio: $(wildcard tests/guest/*.c tests/guest/*.h scripts/guest/* scripts/guest/jobs/* /bin/busybox) \
+		scripts/host/initramfs.sh $(SOURCE)
 	@$(S)/initramfs.sh
 
 FORCE:
@@ -145,7 +145,7 @@ smp-test:
 		$(if $(TIMEOUT),--timeout $(TIMEOUT)) smp-full
 
 # Freeze/thaw latency per task kind, todo vs classic in one boot of the
-# bench flavour (scripts/bench.sh): SIZES=10,100,1000,4000 REPS=7, also
+# bench flavour (scripts/host/bench.sh): SIZES=10,100,1000,4000 REPS=7, also
 # KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2 SPIN_MAX=100 TIMEOUT=seconds;
 # TIMELINE=kind,N also draws one freeze per freezer of N tasks of that kind
 # as a timeline (timeline.png, as make demo does).  Results in build/bench/.
@@ -155,7 +155,7 @@ bench: $(call kernel,$(call flavour,bench)) build/initramfs.cpio
 		$(if $(TIMELINE),--timeline $(TIMELINE)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Host syscalls of the main UML process (strace) inside each freeze window,
-# todo vs classic, and outside (scripts/trace.sh); no kernel build (the
+# todo vs classic, and outside (scripts/host/trace.sh); no kernel build (the
 # FLAVOUR kernel, default run, must exist), the initramfs is brought up to
 # date.  ATTACH=1 attaches after boot instead of starting ./linux under
 # strace; TIMEOUT=seconds.  Results in build/trace/, with trace.dat: both
@@ -168,7 +168,7 @@ trace: build/initramfs.cpio
 # no CONFIG_FREEZER_BENCH, which the timeline needs), boots, drives the
 # freezes from the host with uml_mconsole and draws their timeline,
 # build/demo/timeline.png; also build/demo/trace.dat of both freezes and
-# sleepgraph.html of a suspend-to-idle (scripts/demo.sh).
+# sleepgraph.html of a suspend-to-idle (scripts/host/demo.sh).
 demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 	@$(S)/demo.sh --flavour $(call flavour,demo)
 
@@ -176,7 +176,7 @@ demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 # initramfs is brought up to date unless attaching) with the kernel's
 # gdb scripts (lx-todo, lx-frozen among them), booting guest job "debug": one
 # freeze through the todo freezer, breakpoints on todo_freeze_task,
-# todo_freeze_self and todo_thaw_begin (scripts/debug.sh).  ATTACH=pid
+# todo_freeze_self and todo_thaw_begin (scripts/host/debug.sh).  ATTACH=pid
 # attaches to a running ./linux instead; BATCH=file runs that gdb
 # command file non-interactively (TIMEOUT=seconds, default 300);
 # BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; JOB=job;
@@ -193,7 +193,7 @@ debug: $(if $(ATTACH),,build/initramfs.cpio) $(if $(debug_as),$(call kernel,$(de
 		$(if $(filter command line,$(origin JOB)),--job $(JOB)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
 		$(if $(value CMD),--cmd $(quoted_cmd)) $(if $(RW),--rw) $(if $(CWD),--cwd '$(CWD)')
 
-# The race lab (scripts/race.sh, docs/race.md): on the x86_64 kernel with
+# The race lab (scripts/host/race.sh, docs/race.md): on the x86_64 kernel with
 # debug info (smp-debug, built here first when stale) under QEMU, two
 # races of two CPUs, each against the 2005 (or first) design re-enacted and
 # against today's code, narrated step by step from gdb.  RACE=walk|thaw|all

@@ -1,4 +1,4 @@
-# The flavours, in one table that the Makefile includes and scripts/lib.sh
+# The flavours, in one table that the Makefile includes and scripts/host/lib/flavour.sh
 # reads (flavour_fragments, flavour_image, default_flavour): keep to
 # "KEY := VALUE" lines.
 #

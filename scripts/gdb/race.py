@@ -1,5 +1,5 @@
 # The race lab's narrator (make race): run by gdb in batch mode on the
-# x86_64 kernel under QEMU (scripts/race.sh), from the first stop at one of
+# x86_64 kernel under QEMU (scripts/host/race.sh), from the first stop at one of
 # the lab's holds.  It sets a breakpoint on every step of each race the
 # guest runs (race= on the kernel command line, tests/guest/race_lab.c),
 # and at each stop prints which CPU, which task, which function and line,

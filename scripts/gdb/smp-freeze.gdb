@@ -2,7 +2,7 @@
 # the first stop (a default breakpoint, todo_freeze_task) by
 #   make debug FLAVOUR=smp BATCH=scripts/gdb/smp-freeze.gdb
 # (tests/host/95-gdb-smp.sh does; docs/smp.md has its transcript).  The
-# task that freezes is "freeze_me" of scripts/guest/debug.sh.
+# task that freezes is "freeze_me" of scripts/guest/jobs/debug-job.sh.
 set trace-commands on
 # One gdb thread per vCPU.
 info threads

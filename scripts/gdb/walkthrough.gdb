@@ -2,7 +2,7 @@
 # stop at freeze_processes() by
 #   make debug BREAKS=freeze_processes BATCH=scripts/gdb/walkthrough.gdb
 # (tests/host/70-gdb.sh does; docs/gdb-walkthrough.md is its transcript).
-# The chosen task is "freeze_me" of scripts/guest/debug.sh.
+# The chosen task is "freeze_me" of scripts/guest/jobs/debug-job.sh.
 set trace-commands on
 # 1. The suspend entry: echo freeze >/sys/power/state, in the guest's shell.
 bt

@@ -1,5 +1,5 @@
 /*
- * The KVM probe's guest (scripts/qemu.sh, qemu_probe_accel): a multiboot
+ * The KVM probe's guest (scripts/host/lib/qemu.sh, qemu_probe_accel): a multiboot
  * kernel that QEMU loads with -kernel.  It writes one line to the first
  * serial port and leaves QEMU through isa-debug-exit (exit status 33).
  * Reaching that line proves that QEMU could create, reset and run every

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# scripts/parse_console.py on saved console logs.  The guest suite's log is
+# scripts/host/parse_console.py on saved console logs.  The guest suite's log is
 # reported as host test 40-guest-suite reports it (console_results: the
 # job's document nested as printed, results on the kernel log beside it),
-# recorded as scripts/test.sh records a test, and the run's document parsed
+# recorded as scripts/host/test.sh records a test, and the run's document parsed
 # once (--totals).  A clean log gives only ok results; one test turned into
 # a failure and a KASAN report added give exactly those failures, by their
 # full names, counted, and the host test not ok; a program that exits
@@ -27,7 +27,7 @@ as_run() {
 	TAP_RESULTS=$c.results console_results "guest suite" "$c.log" \
 		--kunit-suites "task_todo todo_freezer maccess" >"$c.out"
 	{ printf 'KTAP version 1\n1..1\n'; ktap_subtest 1 "$host" "$c.out" "$c.results"; } >"$c.ktap"
-	python3 "$TOP/scripts/parse_console.py" --totals "$c.ktap" >"$c.totals" || true
+	python3 "$TOP/scripts/host/parse_console.py" --totals "$c.ktap" >"$c.totals" || true
 }
 
 # failed_are CASE LINE...: CASE's totals name exactly these failed tests.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# draw_timeline (scripts/timeline.py and gnuplot) on the saved console log
+# draw_timeline (scripts/host/timeline.py and gnuplot) on the saved console log
 # of "make demo": the same picture checks as tests/host/85-demo.sh.
 . "$(dirname "$0")/../host/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/timeline.sh"
 . "$(dirname "$0")/../host/checks.sh"
 
 tmp=$(scratch)

@@ -4,6 +4,7 @@
 # freeze_processes and thaw_processes, as tests/host/85-demo.sh checks; and
 # the check refuses a page cut short.
 . "$(dirname "$0")/../host/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/sleepgraph.sh"
 . "$(dirname "$0")/../host/checks.sh"
 
 tmp=$(scratch)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Freezer bench ("make bench"), driven by scripts/guest/bench.sh; not a
- * test: scripts/guest/test.sh skips bench_* programs.
+ * Freezer bench ("make bench"), driven by scripts/guest/jobs/bench-job.sh; not a
+ * test: scripts/guest/jobs/test-job.sh skips bench_* programs.
  *
  * Freezes and thaws user space through the standard interface (pm_test =
  * freezer, pm_test_delay 0, "echo freeze > /sys/power/state") with N tasks

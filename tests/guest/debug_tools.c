@@ -41,7 +41,7 @@
 #define CHILD_COMM	"dbg_sleeper"
 #define BLOCKED_COMM	"dbg_blocked"
 
-/* The kernel reports no test here may cause (as scripts/parse_console.py). */
+/* The kernel reports no test here may cause (as scripts/host/parse_console.py). */
 static const char *const splats[] = {
 	"BUG: ", "WARNING: ", "KASAN", "UBSAN", "Kernel panic", "Oops",
 	"possible circular locking", "inconsistent lock state",

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * "make demo", the guest side: start four workloads and show them; the
- * host (scripts/demo.sh) freezes user space through mconsole, with the todo
+ * host (scripts/host/demo.sh) freezes user space through mconsole, with the todo
  * freezer and then with the classic one, and looks inside the kernel while
  * it is frozen.  After each thaw, show how long each workload was stopped,
  * and print the freeze as the kernel's tracepoints saw it, one lane per
  * workload task (tests/guest/timeline.h), for the picture the host draws.
  *
- * Not a test: it prints for people.  scripts/guest/test.sh skips demo_*.
+ * Not a test: it prints for people.  scripts/guest/jobs/test-job.sh skips demo_*.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -292,7 +292,7 @@ int main(void)
 			break;
 		}
 		pauses(fds[1]);
-		/* scripts/demo.sh freezes with the todo freezer, then the classic one. */
+		/* scripts/host/demo.sh freezes with the todo freezer, then the classic one. */
 		if (tracing)
 			timeline_show(freezer[i]);
 		printf("DEMO-RESUMED\n");

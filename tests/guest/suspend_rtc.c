@@ -9,7 +9,7 @@
  *
  * Five suspends-to-idle and two suspends-to-RAM in a row per freezer, the
  * fixture's variants (rtc.todo.*,
- * rtc.classic.*; scripts/guest/rtc.sh runs the program in its own boot).
+ * rtc.classic.*; scripts/guest/jobs/rtc-job.sh runs the program in its own boot).
  * Each must be woken by its own alarm: the "+2" is accepted (UML 6.12 lost
  * the rtc interrupt of a suspend, so the RTC core kept the alarm and the
  * next "+2" got EBUSY), the rtc count in /proc/interrupts goes up by one

@@ -7,7 +7,7 @@
  * woke it), for the tasks whose pids are in [lo, hi], on the trace clock
  * "mono" (CLOCK_MONOTONIC, the clock of now_ns()).  After the freeze and
  * thaw, timeline_dump() prints the freeze's window and the events on the
- * console between markers, for scripts/timeline.py on the host:
+ * console between markers, for scripts/host/timeline.py on the host:
  *
  *   TIMELINE-BEGIN freezer=F what=W tasks=N
  *   TIMELINE window freeze_start_ns=.. frozen_at_ns=.. thaw_at_ns=..

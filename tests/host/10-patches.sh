@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The patch queues: clean as they are, and a damaged patch is named.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/patches.sh"
 
 out=$(scratch)/out
-if "$TOP/scripts/check-patches.sh" >"$out" 2>&1; then
+if "$TOP/scripts/host/check-patches.sh" >"$out" 2>&1; then
 	pass "patches: series applies to pristine source with no fuzz, headers and checkpatch --strict clean"
 else
 	fail "patches: series applies to pristine source with no fuzz, headers and checkpatch --strict clean" "$out"
@@ -41,7 +42,7 @@ done
 sed -i "/^$candidate\$/d" "$tmp/kernel-patches/series"
 sed -i "/^$(basename "$aid")\$/a $candidate" "$tmp/kernel-patches/series"
 KERNEL_PATCHES=$tmp/kernel-patches ARCH_UM_PATCHES=$tmp/arch-um-patches \
-	"$TOP/scripts/check-patches.sh" >"$tmp/out" 2>&1 && rc=0 || rc=$?
+	"$TOP/scripts/host/check-patches.sh" >"$tmp/out" 2>&1 && rc=0 || rc=$?
 if [ "$rc" -ne 0 ]; then
 	expect "patches: a patch that does not apply is named with its rejected file" "$tmp/out" \
 		"patch .*$bad does not apply" "rejected file\(s\): Makefile"
@@ -67,7 +68,7 @@ bad=0001-kernel-Add-a-badly-styled-file.patch
 } >"$tmp/kernel-patches/$bad"
 echo "$bad" >"$tmp/kernel-patches/series"
 KERNEL_PATCHES=$tmp/kernel-patches ARCH_UM_PATCHES=$tmp/arch-um-patches \
-	"$TOP/scripts/check-patches.sh" >"$tmp/out" 2>&1 && rc=0 || rc=$?
+	"$TOP/scripts/host/check-patches.sh" >"$tmp/out" 2>&1 && rc=0 || rc=$?
 if [ "$rc" -ne 0 ]; then
 	expect "patches: a patch that breaks checkpatch --strict is named" "$tmp/out" \
 		"FAIL .*$bad: checkpatch.pl --strict is not clean"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The upstream candidates alone apply to the pristine source, build and
-# boot, and freeze with each freezer (scripts/check-candidates.sh).
+# boot, and freeze with each freezer (scripts/host/check-candidates.sh).
 # needs: initramfs
-# builds: scripts/check-candidates.sh --build-only
+# builds: scripts/host/check-candidates.sh --build-only
 . "$(dirname "$0")/lib.sh"
 
 log=$LOGS/candidates.log
 rm -f "$log"
-SHOW=none "$TOP/scripts/check-candidates.sh" >"$log.runner" 2>&1 && rc=0 || rc=$?
+SHOW=none "$TOP/scripts/host/check-candidates.sh" >"$log.runner" 2>&1 && rc=0 || rc=$?
 [ ! -s "$log" ] || console_results candidates "$log"
 case $rc in
 0 | 1) ;; # the guest ran; its results are above

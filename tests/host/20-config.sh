@@ -6,7 +6,7 @@ tmp=$(scratch)
 mkdir "$tmp/configs"
 cp "$TOP/configs/base.config" "$tmp/configs/"
 printf '# Test: an option no kernel has.\nCONFIG_TODO_NO_SUCH_OPTION=y\n' >>"$tmp/configs/base.config"
-CONFIGS=$tmp/configs OBJ_DIR=$tmp/obj "$TOP/scripts/config.sh" --flavour run >"$tmp/out" 2>&1 && rc=0 || rc=$?
+CONFIGS=$tmp/configs OBJ_DIR=$tmp/obj "$TOP/scripts/host/config.sh" --flavour run >"$tmp/out" 2>&1 && rc=0 || rc=$?
 if [ "$rc" -ne 0 ]; then
 	expect "config: an unknown option is named with its fragment" "$tmp/out" \
 		"CONFIG_TODO_NO_SUCH_OPTION=y requested by .*base.config" "no such option"

@@ -3,9 +3,10 @@
 # a guest that hangs and with a temp dir UML cannot map executable memory from.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/session.sh"
 
 tmp=$(scratch)
-boot() { "$TOP/scripts/boot.sh" --flavour "$TEST_FLAVOUR" "$@"; }
+boot() { "$TOP/scripts/host/boot.sh" --flavour "$TEST_FLAVOUR" "$@"; }
 
 boot --job run --timeout 300 >"$tmp/run" 2>&1 && rc=0 || rc=$?
 if [ "$rc" -eq 0 ]; then
@@ -54,7 +55,7 @@ feeder() {
 	printf 'exit\n'
 	exec sleep 300
 }
-timeout 300 script -qfec "$TOP/scripts/run.sh --flavour $TEST_FLAVOUR" /dev/null \
+timeout 300 script -qfec "$TOP/scripts/host/run.sh --flavour $TEST_FLAVOUR" /dev/null \
 	< <(feeder) >"$tmp/shell" 2>&1 && rc=0 || rc=$?
 kill "$(cat "$tmp/feeder.pid" 2>/dev/null)" 2>/dev/null || true
 tr -d '\r' <"$tmp/shell" >"$tmp/shell.txt"

@@ -43,7 +43,7 @@ if ! make -C "$TOP" --no-print-directory build FLAVOUR=run >"$LOGS/run-cmd-build
 	fail "run cmd: kernel 'run' builds" "$LOGS/run-cmd-build.log"
 	exit 0
 fi
-runner() { "$TOP/scripts/run.sh" --flavour run --timeout 600 "$@"; }
+runner() { "$TOP/scripts/host/run.sh" --flavour run --timeout 600 "$@"; }
 
 # Read-only: the program cannot create a file; a freeze of user space
 # around a spinner; the script's exit status is the runner's.

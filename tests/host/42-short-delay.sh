@@ -4,7 +4,7 @@
 # a calibration on a busy host makes it shorter (a "1 s" freeze of 783 ms
 # failed CI once).  Boot with lpj= a quarter of what this machine
 # calibrates, so "1 s" lasts about 250 ms, and run the tests that measure
-# frozen tasks' pauses (scripts/guest/shortdelay.sh).
+# frozen tasks' pauses (scripts/guest/jobs/shortdelay-job.sh).
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
 

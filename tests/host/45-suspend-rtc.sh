@@ -17,7 +17,7 @@ if ! command -v rtcwake >/dev/null; then
 	exit 0
 fi
 tmp=$(scratch)
-"$TOP/scripts/run.sh" --flavour test --pm-test none --timeout 120 -- '
+"$TOP/scripts/host/run.sh" --flavour test --pm-test none --timeout 120 -- '
 	root=/run/host-root
 	mkdir -p $root && mount -t hostfs -o ro,/ none $root &&
 	mount -t devtmpfs none $root/dev && mount -t sysfs none $root/sys &&

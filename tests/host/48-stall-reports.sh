@@ -12,6 +12,7 @@
 # sleep that ended inside it would wake before khungtaskd looked again.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/session.sh"
 
 log=$LOGS/stall-reports.log
 session_start --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
@@ -30,7 +31,7 @@ GDB
 name="rcu stall: a 5 s stop in gdb during a grace period ends in a stall report"
 if [ -z "$kernel" ]; then
 	fail "$name (the kernel's pid is unknown)" "$log.runner"
-elif ! "$TOP/scripts/debug.sh" --flavour "$TEST_FLAVOUR" --attach "$kernel" \
+elif ! "$TOP/scripts/host/debug.sh" --flavour "$TEST_FLAVOUR" --attach "$kernel" \
 	--breaks rcu_gp_fqs_loop --batch "$tmp/stall.gdb" --timeout 60 >"$tmp/gdb" 2>&1; then
 	fail "$name (make debug ATTACH=$kernel failed)" "$tmp/gdb"
 else

@@ -4,7 +4,7 @@
 # of the todo freezer while about 200 tasks fork, exec, create threads and
 # signal each other, then a kmemleak scan.  One result per TAP line, plus a
 # check that the kernel log has no splats, as subtest "stress".  "make
-# stress" runs this with CYCLES=1000 (scripts/test.sh --cycles); TIMEOUT
+# stress" runs this with CYCLES=1000 (scripts/host/test.sh --cycles); TIMEOUT
 # overrides the time limit.  KUnit is off for this boot:
 # 40-guest-suite.sh reports it.
 # needs: build initramfs

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A short run of "make bench" (scripts/bench.sh): 10 tasks of every kind, 2
+# A short run of "make bench" (scripts/host/bench.sh): 10 tasks of every kind, 2
 # repetitions per freezer.  Checks that it produces a well-formed table,
 # CSV and PNG; not that any number is fast.  It runs on the test kernel,
 # which has the bench's CONFIG_FREEZER_BENCH too (configs/debug.config), so
@@ -11,7 +11,7 @@
 REPS=2
 tmp=$(scratch)
 out=$tmp/bench
-"$TOP/scripts/bench.sh" --flavour "$TEST_FLAVOUR" --sizes 10 --reps "$REPS" --out "$out" --timeout 900 \
+"$TOP/scripts/host/bench.sh" --flavour "$TEST_FLAVOUR" --sizes 10 --reps "$REPS" --out "$out" --timeout 900 \
 	>"$tmp/run" 2>&1 && rc=0 || rc=$?
 cp "$tmp/run" "$LOGS/bench-smoke.log"
 [ ! -f "$out/console.log" ] || cp "$out/console.log" "$LOGS/bench-smoke-console.log"

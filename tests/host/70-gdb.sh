@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# "make debug" (scripts/debug.sh) in batch mode on the already built test
+# "make debug" (scripts/host/debug.sh) in batch mode on the already built test
 # kernel: the single-stepped freeze of scripts/gdb/walkthrough.gdb (the
 # transcript in docs/gdb-walkthrough.md), gdb attached to a running
 # ./linux, a user's command under gdb (CMD=), the lx-todo/lx-frozen feature
@@ -7,12 +7,13 @@
 # shellcheck disable=SC2016 # $lx_current() and the like are gdb's, not the shell's
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/session.sh"
 
 tmp=$(scratch)
-debug() { "$TOP/scripts/debug.sh" --flavour "$TEST_FLAVOUR" "$@"; }
+debug() { "$TOP/scripts/host/debug.sh" --flavour "$TEST_FLAVOUR" "$@"; }
 
 if ! command -v gdb >/dev/null; then
-	fail "gdb: gdb is installed (run scripts/deps.sh)"
+	fail "gdb: gdb is installed (run scripts/host/deps.sh)"
 	exit 0
 fi
 
@@ -41,7 +42,7 @@ expect "$name" "$out" '^guest: debug: rcu_cpu_stall_suppress=1 hung_task_timeout
 
 name="gdb: the kernel's gdb scripts are auto-loaded (bt from state_store, \$lx_current())"
 between "$out" 'Breakpoint 1, freeze_processes' '^[+]lx-frozen' >"$tmp/stop1"
-expect "$name" "$tmp/stop1" ' in state_store \(' '^\$1 = "debug\.sh\\000'
+expect "$name" "$tmp/stop1" ' in state_store \(' '^\$1 = "debug-job\.sh\\000'
 
 name="gdb: lx-todo shows freeze_me's freeze item (todo_freeze_self) queued before it runs"
 between "$out" '^[+]tbreak task_todo_queue' '^[+]delete' >"$tmp/queued"
@@ -193,9 +194,13 @@ name="gdb: ATTACH= a missing pid, a process that is no UML kernel, no build: cle
 {
 	debug --attach 999999999 || true
 	debug --attach $$ || true
-	OBJ_DIR=$tmp/none "$TOP/scripts/debug.sh" || true
+	OBJ_DIR=$tmp/none "$TOP/scripts/host/debug.sh" || true
 } >"$tmp/errors" 2>&1
 expect "$name" "$tmp/errors" '^\[.*\] error: no process 999999999$' '^  running UML kernels: ' \
 	"error: pid $$ is not a UML kernel built here: it runs .*bash" \
 	"error: no kernel at .*/none/vmlinux\$" '^  build it first: make build FLAVOUR=test'
+# Objects from another clone's compiler cache name that clone's sources:
+# scripts/host/debug.sh maps them to this tree (set substitute-path).
+name="gdb: gdb shows the kernel's source lines from this tree"
+if grep -E ': No such file or directory\.$' "$out" >"$tmp/nosrc"; then fail "$name" "$tmp/nosrc"; else pass "$name"; fi
 rm -rf "$tmp"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# "make trace" (scripts/trace.sh) on the already built test kernel, both
+# "make trace" (scripts/host/trace.sh) on the already built test kernel, both
 # ways of tracing: strace starting ./linux, and strace -p after boot.
 # Checks that the freeze windows of both freezers were found in the strace
 # log with host syscalls inside, and that the summary is well-formed; not
@@ -25,14 +25,14 @@ for mode in start attach; do
 	out=$tmp/$mode
 	args=(--flavour "$TEST_FLAVOUR" --out "$out" --timeout 240)
 	[ "$mode" = start ] || args+=(--attach)
-	"$TOP/scripts/trace.sh" "${args[@]}" >"$tmp/$mode.log" 2>&1 && rc=0 || rc=$?
+	"$TOP/scripts/host/trace.sh" "${args[@]}" >"$tmp/$mode.log" 2>&1 && rc=0 || rc=$?
 	cp "$tmp/$mode.log" "$LOGS/trace-$mode.log"
 	[ ! -f "$out/summary.txt" ] || cp "$out/summary.txt" "$LOGS/trace-$mode-summary.txt"
 	check_run "$mode" "$out" "$rc" "$tmp/$mode.log"
 done
 
 # Errors, before anything boots.
-STRACE=/nonexistent/strace "$TOP/scripts/trace.sh" --flavour "$TEST_FLAVOUR" --out "$tmp/e1" \
+STRACE=/nonexistent/strace "$TOP/scripts/host/trace.sh" --flavour "$TEST_FLAVOUR" --out "$tmp/e1" \
 	>"$tmp/e1.log" 2>&1 && rc=0 || rc=$?
 name="trace: no strace is named, with the package to install"
 if [ "$rc" -ne 0 ] && ! grep -q booting "$tmp/e1.log"; then
@@ -42,7 +42,7 @@ else
 fi
 
 mkdir -p "$tmp/empty"
-OBJ_DIR=$tmp/empty "$TOP/scripts/trace.sh" --flavour run --out "$tmp/e2" >"$tmp/e2.log" 2>&1 && rc=0 || rc=$?
+OBJ_DIR=$tmp/empty "$TOP/scripts/host/trace.sh" --flavour run --out "$tmp/e2" >"$tmp/e2.log" 2>&1 && rc=0 || rc=$?
 name="trace: a missing kernel is named, with the make command that builds it"
 if [ "$rc" -ne 0 ] && ! grep -q booting "$tmp/e2.log"; then
 	expect "$name" "$tmp/e2.log" "error: no run kernel at " "make build FLAVOUR=run"
@@ -57,7 +57,7 @@ echo "strace: test_ptrace_get_syscall_info: PTRACE_TRACEME: Operation not permit
 exit 1
 EOF
 chmod +x "$tmp/strace"
-STRACE=$tmp/strace "$TOP/scripts/trace.sh" --flavour "$TEST_FLAVOUR" --out "$tmp/e3" \
+STRACE=$tmp/strace "$TOP/scripts/host/trace.sh" --flavour "$TEST_FLAVOUR" --out "$tmp/e3" \
 	>"$tmp/e3.log" 2>&1 && rc=0 || rc=$?
 name="trace: ptrace not permitted is reported with the container fix"
 if [ "$rc" -ne 0 ] && ! grep -q booting "$tmp/e3.log"; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # trace.dat: the guest records one freeze per freezer with the host's
-# trace-cmd (guest job tracedat, scripts/guest/tracecmd.sh), written to the
+# trace-cmd (guest job tracedat, scripts/guest/tracecmd-lib.sh), written to the
 # host through hostfs with the kernel's frozen_by of each freeze.  On the
 # host, trace-cmd report must decode it, and its freezer:task_frozen
 # events, counted per how=, must equal what the kernel counted in
@@ -9,6 +9,7 @@
 # how.  Every event must name the freezer that was selected.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/tracedat.sh"
 
 HOWS=(item checkpoint in_place refrigerator)
 tmp=$(scratch)

@@ -12,10 +12,11 @@
 # once it reads, loses any of its reply.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/session.sh"
 
 log=$LOGS/mconsole.log
 if ! command -v uml_mconsole >/dev/null; then
-	fail "mconsole: uml_mconsole is installed (run scripts/deps.sh)"
+	fail "mconsole: uml_mconsole is installed (run scripts/host/deps.sh)"
 	exit 0
 fi
 session_start --flavour "$TEST_FLAVOUR" --job idle --timeout 180 --show none \
@@ -71,8 +72,8 @@ slow_reader() {
 	sleep 1
 	b=$(guest_ticks) t1=$EPOCHREALTIME
 	shown=$(grep -c 'Showing busy workqueues' "$log" || true)
-	echo "# \$ scripts/mconsole_client.py --pause 4 --out $out/t $sock sysrq t"
-	python3 "$TOP/scripts/mconsole_client.py" --pause 4 --out "$out/t" "$sock" sysrq t \
+	echo "# \$ scripts/host/mconsole_client.py --pause 4 --out $out/t $sock sysrq t"
+	python3 "$TOP/scripts/host/mconsole_client.py" --pause 4 --out "$out/t" "$sock" sysrq t \
 		2>"$out/client" &
 	client=$!
 	# The window starts once the request is out (python starts slowly).

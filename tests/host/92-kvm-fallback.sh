@@ -3,7 +3,7 @@
 # qemu-system-x86_64 first in PATH aborts (as QEMU did on a nested AMD
 # host, "failed to set MSR 0x10a") or hangs without a word whenever it is
 # given -accel kvm, and runs the real QEMU otherwise.  In each case the
-# probe (scripts/qemu.sh) says KVM is not usable and why, and a boot of the
+# probe (scripts/host/lib/qemu.sh) says KVM is not usable and why, and a boot of the
 # smp kernel whose probe had passed (so the kernel, not the probe guest,
 # fails under KVM, as on the Sapphire Rapids host) falls back to TCG once,
 # keeps the KVM console as LOG.kvm, and the guest job passes.  With
@@ -12,6 +12,7 @@
 # needs: initramfs
 # builds: make build FLAVOUR=smp
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/host/lib/qemu.sh"
 
 tmp=$(scratch)
 real=$(command -v "$QEMU") || { fail "kvm fallback: $QEMU is installed"; exit 0; }
@@ -46,7 +47,7 @@ with_broken() {
 }
 
 boot_smp() {
-	"$TOP/scripts/boot.sh" --flavour smp --job run --timeout 900 --mem 1G --show none \
+	"$TOP/scripts/host/boot.sh" --flavour smp --job run --timeout 900 --mem 1G --show none \
 		--log "$1" -- kunit.enable=0
 }
 
@@ -61,7 +62,7 @@ for mode in abort hang; do
 	hang) why="printed nothing in 5 s|no console output in 10 s" ;;
 	esac
 	# The probe, as make test runs it at its start.
-	with_broken "$mode" bash -c '. "$1/scripts/session.sh"; qemu_decide_accel' _ "$TOP" \
+	with_broken "$mode" bash -c '. "$1/scripts/host/lib/qemu.sh"; qemu_decide_accel' _ "$TOP" \
 		>"$tmp/probe-$mode" 2>&1 || true
 	expect "kvm fallback: the probe finds KVM unusable when QEMU ${mode}s" "$tmp/probe-$mode" \
 		"KVM: not usable \(.*($why).*\); x86_64 guests boot under TCG"

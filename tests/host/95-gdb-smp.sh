@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gdb >/dev/null; then
-	fail "gdb smp: gdb is installed (run scripts/deps.sh)"
+	fail "gdb smp: gdb is installed (run scripts/host/deps.sh)"
 	exit 0
 fi
 if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp-debug >"$LOGS/gdb-smp-build.log" 2>&1; then
@@ -88,4 +88,8 @@ name="gdb smp: at the thaw lx-frozen finds freeze_me frozen in the todo wait, on
 between "$out" '^[+]lx-frozen frozen$' '^[+]delete' >"$tmp/frozen"
 expect "$name" "$tmp/frozen" '^frozen +[0-9]+ +[0-3] freeze_me +todo wait \(todo_refrigerator\)$'
 if grep -q Traceback "$out"; then fail "gdb smp: no Python traceback from the gdb scripts" "$out"; else pass "gdb smp: no Python traceback from the gdb scripts"; fi
+# Objects from another clone's compiler cache name that clone's sources:
+# scripts/host/debug.sh maps them to this tree (set substitute-path).
+name="gdb smp: gdb shows the kernel's source lines from this tree"
+if grep -E ': No such file or directory\.$' "$out" >"$tmp/nosrc"; then fail "$name" "$tmp/nosrc"; else pass "$name"; fi
 rm -rf "$tmp"

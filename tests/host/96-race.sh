@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gdb >/dev/null; then
-	fail "race: gdb is installed (run scripts/deps.sh)"
+	fail "race: gdb is installed (run scripts/host/deps.sh)"
 	exit 0
 fi
 tmp=$(scratch)

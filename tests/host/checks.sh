@@ -1,12 +1,13 @@
 # shellcheck shell=bash
-# Checks on what the report scripts write (scripts/bench_report.py,
+# Checks on what the report scripts write (scripts/host/bench_report.py,
 # trace_report.py, timeline.py), shared by the host tests that run them on
 # a live boot (60-bench-smoke, 75-trace, 85-demo) and by "make check"
 # (tests/check/), which runs them on the saved logs in tests/data/.
 # Source after lib.sh.
+. "${BASH_SOURCE[0]%/*}/../../scripts/host/lib/tracedat.sh"
 
 # check_bench_out PREFIX OUT REPS LOG: the checks on the output directory
-# OUT of scripts/bench.sh or scripts/bench_report.py for a run of every
+# OUT of scripts/host/bench.sh or scripts/host/bench_report.py for a run of every
 # kind at N = 10 with REPS repetitions: a well-formed table, CSVs and PNG,
 # not that anything is fast.  PREFIX names the results, LOG is shown when
 # a file is missing.  With a fifth argument "no-vmlinux" the report was
@@ -110,7 +111,7 @@ check_bench_out() {
 }
 
 # check_trace_out PREFIX MODE OUT LOG: the checks on the output directory
-# OUT of scripts/trace.sh or scripts/trace_report.py for a run in MODE
+# OUT of scripts/host/trace.sh or scripts/host/trace_report.py for a run in MODE
 # (start or attach); PREFIX names the results, LOG is shown on failure.
 check_trace_out() {
 	local prefix=$1 mode=$2 out=$3 log=$4 w name rows bad todo classic

@@ -2,20 +2,28 @@
 # Helpers for host-side tests: each prints KTAP results, "ok N - NAME",
 # "not ok N - NAME", "ok N - NAME # SKIP why", and a guest's console as its
 # job's document nested as it was printed, with results on its kernel log;
-# scripts/test.sh makes the test a subtest of the run's document, not ok
+# scripts/host/test.sh makes the test a subtest of the run's document, not ok
 # if any of its results failed, and the kernel's KTAP parser counts it
-# (docs/console.md).
-# shellcheck source=../../scripts/session.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/session.sh"
+# (docs/console.md).  A test that starts a session itself sources
+# scripts/host/lib/session.sh too; a test answers -h with its header.
+# shellcheck source=../../scripts/host/lib/flavour.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/host/lib/flavour.sh"
+# shellcheck source=../../scripts/host/lib/ktap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/host/lib/ktap.sh"
+help_if_asked "$@"
 
-# The flavour under test: scripts/test.sh --flavour sets it.
+# The flavour under test: scripts/host/test.sh --flavour sets it.
 TEST_FLAVOUR=${TEST_FLAVOUR:-$(default_flavour test)}
-# The test's results file (ktap_result in scripts/lib.sh); scripts/test.sh
-# gives each test an empty one.
+# The test's results file (ktap_result in scripts/host/lib/ktap.sh);
+# scripts/host/test.sh gives each test an empty one.
 export TAP_RESULTS=${TAP_RESULTS:-$LOGS/tap-results.$$}
 
-# tap STATUS NAME: one result of the test.
-tap() { ktap_result "$1" "$2" "$TAP_RESULTS"; }
+# tap STATUS NAME: one result of the test.  (Run alone, the test may be
+# the first to write to build/logs.)
+tap() {
+	[ -e "$TAP_RESULTS" ] || mkdir -p "$(dirname "$TAP_RESULTS")"
+	ktap_result "$1" "$2" "$TAP_RESULTS"
+}
 pass() { tap ok "$1"; }
 skip() { tap ok "$1 # SKIP $2"; }
 # fail NAME [DIAGNOSTIC-FILE]: a failing result, with the file as "# " lines.
@@ -67,13 +75,13 @@ guest_kunit_glob() {
 }
 
 # console_results NAME LOG [OPTION...]: console LOG's results, read by
-# scripts/parse_console.py: the guest job's KTAP document, as printed, as
+# scripts/host/parse_console.py: the guest job's KTAP document, as printed, as
 # subtest NAME, then the results on the kernel log.
 console_results() {
 	local name=$1 log=$2
 	shift 2
-	python3 "$TOP/scripts/parse_console.py" --name "$name" --results "$TAP_RESULTS" "$@" "$log" ||
-		fail "$name: scripts/parse_console.py reads $log"
+	python3 "$TOP/scripts/host/parse_console.py" --name "$name" --results "$TAP_RESULTS" "$@" "$log" ||
+		fail "$name: scripts/host/parse_console.py reads $log"
 }
 
 # boot_job NAME JOB TIMEOUT LOG FLAVOUR [PARSE-OPTION...] [-- KERNEL-PARAM...]:
@@ -87,7 +95,7 @@ boot_job() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
 	[ $# -eq 0 ] || shift
 	[ "$(flavour_arch "$flavour")" = um ] || mem=1G
-	"$TOP/scripts/boot.sh" --flavour "$flavour" --job "$job" --timeout "$timeout" --mem "$mem" \
+	"$TOP/scripts/host/boot.sh" --flavour "$flavour" --job "$job" --timeout "$timeout" --mem "$mem" \
 		--show none --log "$log" -- "$@" >"$log.runner" 2>&1 && rc=0 || rc=$?
 	console_results "$name" "$log" "${opts[@]}"
 	case $rc in
@@ -98,7 +106,7 @@ boot_job() {
 
 # smp_run LEVEL TIMEOUT LOG [KERNEL-PARAM...]: boot the smp flavour (x86_64
 # under QEMU, SMP_CPUS vCPUs, default 4) with guest job smp at
-# smp_level=LEVEL (scripts/guest/smp.sh): subtest "smp" (KUnit, the guest
+# smp_level=LEVEL (scripts/guest/jobs/smp-job.sh): subtest "smp" (KUnit, the guest
 # programs), and beside it the kernel log (KCSAN and lockdep reports in the
 # series fail, others are listed) and that both KUnit suites ran.
 smp_run() {

@@ -1,0 +1,302 @@
+#!/usr/bin/env bash
+# "make debug": gdb on the built kernel, with the kernel's gdb scripts
+# (lx-ps, $lx_current(), ... and the series' lx-todo, lx-frozen,
+# $lx_todo_count() of scripts/gdb/linux/todo.py) loaded and breakpoints
+# ready on the todo freeze path.  By default gdb starts ./vmlinux of the flavour with guest job
+# "debug" (scripts/guest/jobs/debug-job.sh), which freezes once through the todo
+# freezer about a second after boot, so the first breakpoint is hit without
+# typing anything; --attach attaches to a running ./linux instead; --batch
+# runs a gdb command file non-interactively once the first breakpoint is hit.
+# --cmd runs a host command line in the guest instead of that one freeze,
+# as make run CMD= does (guest job "cmd": in this directory, or --cwd DIR,
+# through hostfs, read-only unless --rw), so the breakpoints stop in the
+# freezes it makes.
+# An x86_64 flavour (smp, which is debugged as smp-debug: configs/
+# flavours.mk) boots under QEMU with 4 vCPUs, halted until gdb connects to
+# QEMU's gdb stub; gdb sees one thread per vCPU and stops at hardware
+# breakpoints (hbreak) by default; quitting gdb detaches, and the guest
+# runs on to its end.  No --attach or --cmd there.
+#
+# Usage: scripts/host/debug.sh [--flavour F] [--attach PID] [--batch FILE]
+#                         [--bp hbreak|break] [--breaks "FN..."] [--job JOB]
+#                         [--cmd 'CMD' [--cwd DIR] [--rw]]
+#                         [--timeout S] [-- KERNEL-ARGS...]
+# Exit: gdb's status; 124 when a --batch run timed out (default 300 s).
+. "$(dirname "$0")/lib/session.sh"
+. "$(dirname "$0")/lib/cmd-dir.sh"
+help_if_asked "$@"
+
+# Host signals the UML kernel uses for itself (arch/um/os-Linux/signal.c,
+# counted with "handle SIG... nostop print pass" over a boot, a freeze and the guest
+# suite): SIGALRM is its timer tick, SIGIO its interrupts (console, disks),
+# SIGCHLD comes with every stop of the host processes that run the guest's
+# processes (ptrace); SIGSEGV in kernel mode is its page fault (segv() in
+# arch/um/kernel/trap.c: kernel mappings synced lazily, fixups), SIGWINCH
+# the console's window size, SIGUSR1 the host's wake-up from a suspend to
+# RAM.  gdb would stop at every SIGSEGV and SIGUSR1; all must reach UML.
+# SIGVTALRM is not used by UML 6.12 (no handler).  SIGTRAP is gdb's own:
+# never pass it, a SIGTRAP in kernel mode is fatal ("Kernel panic - not
+# syncing: Kernel mode signal 5").  SIGBUS, SIGILL and SIGFPE keep gdb's
+# default (stop).
+UML_SIGNALS="SIGALRM SIGIO SIGCHLD SIGWINCH SIGSEGV SIGUSR1"
+
+# Kernel parameters that keep a session quiet: the kernel misses its ticks
+# while gdb holds it, so after a stop RCU would report a CPU stall and the
+# hung-task detector a task blocked for over 120 s.  Both stay off for a
+# kernel gdb boots; one booted otherwise and attached to keeps its own.
+DEBUG_QUIET_ARGS=(rcupdate.rcu_cpu_stall_suppress=1 sysctl.kernel.hung_task_timeout_secs=0)
+
+# The todo freeze path: queueing, the callback in the task being frozen, thaw.
+DEFAULT_BREAKS="todo_freeze_task todo_freeze_self todo_thaw_begin"
+
+# Software breakpoints by default (BP=hbreak for hardware ones).  Both were
+# run in batch mode on UML 6.12, over a freeze, the single-stepped
+# walkthrough, attach and detach, and 20 stress cycles (about 24,000 hits):
+# both run cleanly while gdb is in control.  "Kernel panic - not syncing:
+# Kernel mode signal 5" comes from a debugger that goes away without taking
+# its breakpoints out of an attached kernel (gdb killed; only for processes
+# it starts itself does gdb ask the host to kill them with it): the next hit
+# is a SIGTRAP nobody traces.  Killed while the kernel runs, both kinds
+# panic; killed while the kernel is stopped in gdb, software breakpoints are
+# safe (gdb takes them out of the text whenever the kernel stops) but the
+# x86 debug registers of hbreak stay armed and it panics.  hbreak is also
+# limited to 4 and needs a live process.  Stepping (next, finish, advance)
+# uses software breakpoints either way.
+bp=${BP:-}
+flavour=$(default_flavour debug) attach="" batch="" breaks=$DEFAULT_BREAKS job=debug
+timeout=${TIMEOUT:-300} extra=() cmd="" cwd=$PWD rw=0
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--flavour) flavour=$2; shift 2 ;;
+	--attach) attach=$2; shift 2 ;;
+	--batch) batch=$2; shift 2 ;;
+	--bp) bp=$2; shift 2 ;;
+	--breaks) breaks=$2; shift 2 ;;
+	--job) job=$2; shift 2 ;;
+	--cmd) cmd=$2; job=cmd; shift 2 ;;
+	--cwd) cwd=$(cd "$2" && pwd) || die "no directory $2"; shift 2 ;;
+	--rw) rw=1; shift ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--) shift; extra=("$@"); break ;;
+	*) die "debug.sh: unknown argument '$1'" "see the usage at the top of scripts/host/debug.sh" ;;
+	esac
+done
+
+flavour_fragments "$flavour" >/dev/null
+# A flavour without debug info names the one that is the same kernel with
+# it (debug.F in configs/flavours.mk).
+debug_as=$(flavour_table "debug.$flavour")
+if [ -n "$debug_as" ]; then
+	info "make debug FLAVOUR=$flavour runs $debug_as: the $flavour kernel with debug info and gdb scripts"
+	flavour=$debug_as
+fi
+arch=$(flavour_arch "$flavour")
+# Under QEMU, hardware breakpoints: gdb connects while the CPUs are still
+# at the reset vector, where the kernel text is not mapped yet, so a
+# software breakpoint cannot be written there under KVM (TCG would take
+# either kind).
+[ -n "$bp" ] || if [ "$arch" = um ]; then bp="break"; else bp="hbreak"; fi
+obj=$(obj_dir "$flavour")
+vmlinux=$obj/vmlinux
+
+command -v gdb >/dev/null ||
+	die "gdb is not installed" "run: make deps (or apt-get install -y gdb)"
+case $bp in hbreak | break) ;; *) die "BP must be hbreak or break, not '$bp'" ;; esac
+read -r -a break_fns <<<"$breaks"
+if [ "$bp" = hbreak ] && [ ${#break_fns[@]} -gt 4 ]; then
+	die "${#break_fns[@]} hardware breakpoints asked for, x86 has 4 debug registers" \
+		"name at most 4 functions in BREAKS=, or use software ones: BP=break"
+fi
+if [ -n "$batch" ]; then
+	[ -f "$batch" ] || die "no gdb command file '$batch'" "BATCH= names a file of gdb commands"
+	batch=$(cd "$(dirname "$batch")" && pwd)/$(basename "$batch")
+fi
+
+check_build() {
+	[ -f "$vmlinux" ] || die "no kernel at ${vmlinux#"$TOP"/}" \
+		"build it first: make build FLAVOUR=$flavour$([ "$flavour" != test ] || echo " (make test builds it)")"
+	[ -e "$obj/vmlinux-gdb.py" ] || die "no ${obj#"$TOP"/}/vmlinux-gdb.py: the $flavour kernel has no gdb scripts" \
+		"build a flavour with CONFIG_GDB_SCRIPTS=y and debug info: make build FLAVOUR=test"
+	# lx-todo and lx-frozen come with the series (scripts/gdb/linux/todo.py).
+	[ -e "$obj/scripts/gdb/linux/todo.py" ] || die "${obj#"$TOP"/} has gdb scripts without lx-todo and lx-frozen: it was built before the series had them" \
+		"rebuild it: make build FLAVOUR=$flavour"
+}
+
+# foreign_build_dirs VMLINUX: the build/ dirs of other clones that objects
+# in VMLINUX were compiled in (their DWARF 5 line tables name them).
+foreign_build_dirs() {
+	readelf -p .debug_line_str "$1" 2>/dev/null |
+		grep -oE '/[^ ]*/build/obj-[A-Za-z0-9_.-]+$' | sed 's|/obj-[^/]*$||' | sort -u |
+		grep -vxF "$BUILD" || true
+}
+
+# The UML kernel a pid belongs to: its own pid if it is the kernel's main
+# process, else die with what to do.  Sets flavour, obj and vmlinux.
+check_attach() {
+	local pid=$1 exe ppid d
+	case $pid in '' | *[!0-9]*) die "ATTACH= takes a pid, not '$pid'" "running UML kernels: $(running_kernels)" ;; esac
+	[ -d "/proc/$pid" ] || die "no process $pid" "running UML kernels: $(running_kernels)"
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) ||
+		die "cannot read /proc/$pid/exe (not your process?)" "run make debug as the user that started the kernel"
+	# The kernel's own image, not a UML kernel, or one of another flavour.
+	if ! [ "/proc/$pid/exe" -ef "$vmlinux" ]; then
+		for d in "$BUILD"/obj-*; do
+			if [ -f "$d/vmlinux" ] && [ "/proc/$pid/exe" -ef "$d/vmlinux" ]; then
+				info "pid $pid runs ${d#"$TOP"/}/linux: using that flavour"
+				obj=$d vmlinux=$d/vmlinux flavour=${d##*/obj-}
+				break
+			fi
+		done
+	fi
+	if ! [ "/proc/$pid/exe" -ef "$vmlinux" ]; then
+		case $exe in
+		*"/obj-"*"/linux (deleted)" | *"/obj-"*"/vmlinux (deleted)")
+			die "pid $pid runs a kernel binary that has been rebuilt since it started ($exe); its symbols are gone" \
+				"boot the new build and attach to that one, or run make debug without ATTACH=" ;;
+		esac
+		die "pid $pid is not a UML kernel built here: it runs $exe" \
+			"running UML kernels: $(running_kernels); or run make debug without ATTACH= to boot one under gdb"
+	fi
+	# UML runs each guest address space and some helpers in host processes
+	# cloned from the kernel: same binary, parent is the kernel.
+	ppid=$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+	if [ "$ppid" -gt 1 ] && [ "/proc/$ppid/exe" -ef "/proc/$pid/exe" ]; then
+		die "pid $pid is a host process of the UML kernel $ppid (a guest process or a helper), not the kernel" \
+			"attach to the kernel: make debug ATTACH=$ppid"
+	fi
+	local tracer
+	tracer=$(awk '/^TracerPid:/ { print $2 }' "/proc/$pid/status")
+	[ "$tracer" = 0 ] || die "pid $pid is already traced by pid $tracer ($(cat "/proc/$tracer/comm" 2>/dev/null))" \
+		"detach that debugger first"
+}
+
+# "PID (obj-FLAVOUR)" of every UML kernel main process built here: one
+# pass over /proc (a guest can have thousands of host processes).
+running_kernels() {
+	local dir exe p pp key value out=""
+	while read -r dir exe; do
+		p=${dir#/proc/} pp=""
+		while read -r key value; do
+			[ "$key" = PPid: ] && { pp=$value; break; }
+		done 2>/dev/null <"$dir/status" || continue
+		# Not a host process UML cloned from a kernel.
+		[ -n "$pp" ] && [ "/proc/$pp/exe" -ef "$dir/exe" ] && continue
+		exe=${exe%/*}
+		out+="${out:+, }$p (${exe##*/})"
+	done < <(find /proc -mindepth 2 -maxdepth 2 -name exe \
+		\( -lname "$BUILD/obj-*/linux" -o -lname "$BUILD/obj-*/vmlinux" \) -printf '%h %l\n' 2>/dev/null)
+	echo "${out:-none}"
+}
+
+# debug_qemu: boot the x86_64 flavour under QEMU, halted, with its gdb
+# stub; gdb connects, sets the breakpoints and lets it run; exit.  The
+# console is printed as it comes (and kept in the log); with --batch, gdb's
+# output also in LOG.gdb.  gdb detaches when it quits (QEMU's stub says it
+# attached), and the guest runs on to its end.  Exit: gdb's status, else
+# the guest's (session_wait).
+debug_qemu() {
+	local fn rc=0 guest_rc=0 args
+	args=(--flavour "$flavour" --job "$job" --gdb-stub --no-input --show all --log "$log")
+	# Interactive: as long as you like.
+	if [ -z "$batch" ]; then args+=(--timeout 86400); else args+=(--timeout "$timeout"); fi
+	stage "gdb on ${vmlinux#"$TOP"/} ($flavour, ${SMP_CPUS:-4} vCPUs under QEMU), ${bp} on: $breaks"
+	session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${extra[@]}"
+	gdb_args+=(-ex "target remote $SESSION_GDB_SOCKET")
+	for fn in "${break_fns[@]}"; do gdb_args+=(-ex "$bp $fn"); done
+	gdb_args+=(-ex continue)
+	[ -z "$batch" ] || gdb_args+=(-batch -x "$batch")
+	gdb_args+=("$vmlinux")
+	show_cmd gdb "${gdb_args[@]}"
+	if [ -z "$batch" ]; then
+		gdb "${gdb_args[@]}" || rc=$?
+		# Detached: the guest ends its job in seconds, unless it was left
+		# in a state it cannot leave; then it is stopped.
+		info "gdb has quit; the guest runs on to its end (at most 60 s)"
+		session_wait_line --timeout 60 "^$SESSION_EXIT_TAG" || session_stop
+	else
+		info "batch: ${batch#"$TOP"/}, timeout ${timeout}s, console ${log#"$TOP"/}, gdb's output ${log#"$TOP"/}.gdb"
+		# gdb -batch detaches at its end too, taking its breakpoints out.
+		timeout -s INT -k 10 "$timeout" gdb "${gdb_args[@]}" </dev/null \
+			> >(stdbuf -oL tr -d '\r' | tee "$log.gdb") 2>&1 || rc=$?
+		case $rc in 124 | 137) rc=124; printf '[%s] error: gdb batch run timed out after %s s\n' "$(ts)" "$timeout" >&2 ;; esac
+		[ "$rc" -eq 0 ] || { session_stop; exit "$rc"; }
+	fi
+	session_wait || guest_rc=$?
+	info "console log: ${log#"$TOP"/}"
+	[ "$rc" -ne 0 ] || rc=$guest_rc
+	exit "$rc"
+}
+
+if [ "$arch" != um ] && [ -n "$attach" ]; then
+	die "the $flavour kernel runs under QEMU: there is no process to attach to" \
+		"run make debug FLAVOUR=$flavour without ATTACH=: it boots one under gdb"
+fi
+[ -z "$attach" ] || check_attach "$attach"
+check_build
+if [ -n "$cmd" ]; then
+	[ -z "$attach" ] || die "--cmd boots a kernel of its own; it does not go with --attach"
+	cmd_flavour_ok "$flavour"
+	cmd_dir=$(cmd_dir_create "$cwd" "$rw" "$cmd") || exit
+	extra+=(cmd_dir="$cmd_dir")
+	info "the guest runs, in $cwd ($([ "$rw" -eq 1 ] && echo read-write || echo read-only)): $cmd"
+fi
+
+# gdb auto-loads vmlinux-gdb.py (the kernel's lx- commands, lx-todo and
+# lx-frozen among them) next to an objfile named vmlinux, and only from an
+# auto-load safe path.
+gdb_args=(-q -iex "add-auto-load-safe-path $obj"
+	-ex "set print thread-events off"
+	-ex "set print inferior-events off")
+# Objects the compiler cache brought from another clone keep that clone's
+# absolute source paths in their debug info (CCACHE_BASEDIR shares the
+# cache between clones, scripts/host/build.sh): gdb reads those files here.
+while read -r foreign; do
+	gdb_args+=(-iex "set substitute-path $foreign $BUILD")
+done < <(foreign_build_dirs "$vmlinux")
+[ "$arch" != um ] || gdb_args+=(-ex "handle $UML_SIGNALS nostop noprint pass")
+log=$LOGS/debug-$(date +%Y%m%d-%H%M%S)-$$.log
+mkdir -p "$LOGS"
+[ "$arch" = um ] || debug_qemu
+# Hardware breakpoints need a live process: start it stopped at its first
+# instruction (starti), or attach first, then set them.
+if [ -n "$attach" ] || [ "$bp" = break ]; then
+	for fn in "${break_fns[@]}"; do gdb_args+=(-ex "$bp $fn"); done
+	if [ -n "$attach" ]; then gdb_args+=(-ex continue); else gdb_args+=(-ex run); fi
+else
+	gdb_args+=(-ex starti)
+	for fn in "${break_fns[@]}"; do gdb_args+=(-ex "$bp $fn"); done
+	gdb_args+=(-ex continue)
+fi
+[ -z "$batch" ] || gdb_args+=(-batch -x "$batch")
+
+stage "gdb on ${vmlinux#"$TOP"/} ($flavour), ${bp} on: $breaks"
+[ -z "$batch" ] || info "batch: ${batch#"$TOP"/}, timeout ${timeout}s, log ${log#"$TOP"/}"
+rc=0
+if [ -n "$attach" ]; then
+	gdb_args+=("$vmlinux" "$attach")
+	show_cmd gdb "${gdb_args[@]}"
+	if [ -z "$batch" ]; then
+		gdb "${gdb_args[@]}" || rc=$?
+	else
+		# Bounded.  The attached kernel must keep running: on timeout gdb is
+		# interrupted and detaches, taking its breakpoints out (a killed gdb
+		# would leave them in, and the kernel would panic at the next hit).
+		timeout -s INT -k 10 "$timeout" gdb "${gdb_args[@]}" </dev/null \
+			> >(stdbuf -oL tr -d '\r' | tee "$log") 2>&1 || rc=$?
+		case $rc in 124 | 137) rc=124; printf '[%s] error: gdb batch run timed out after %s s\n' "$(ts)" "$timeout" >&2 ;; esac
+	fi
+	exit "$rc"
+fi
+# A session with gdb as its wrapper: on this terminal, or for --batch in the
+# background with a timeout.  kunit.enable=0: the boot-time KUnit suites
+# would take 15 s and run the freezer functions the breakpoints are on.
+args=(--flavour "$flavour" --job "$job" --vmlinux --wrapper-status)
+[ "$job" = shell ] || args+=(--no-input)
+for word in gdb "${gdb_args[@]}" --args; do args+=(--wrap "$word"); done
+if [ -z "$batch" ]; then args+=(--terminal); else args+=(--show all --timeout "$timeout" --log "$log"); fi
+session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${extra[@]}"
+session_wait || rc=$?
+session_stop
+[ -z "${cmd_dir:-}" ] || rm -rf "$cmd_dir"
+exit "$rc"

@@ -1,0 +1,62 @@
+# shellcheck shell=bash
+# The flavours: the table in configs/flavours.mk (the Makefile includes it
+# too), what each builds (arch, config fragments, image) and where.
+. "${BASH_SOURCE[0]%/*}/base.sh"
+
+# flavour_table KEY: its VALUE, empty when the key is not there.
+flavour_table() { sed -n "s/^$1 *:= *//p" "$TOP/configs/flavours.mk"; }
+
+# The config fragments of a flavour; dies on an unknown flavour.
+flavour_fragments() {
+	local frags
+	frags=$(flavour_table "fragments.$1")
+	[ -n "$frags" ] || die "unknown flavour '$1'" \
+		"use one of: $(sed -n 's/^fragments\.\([^ ]*\) .*/\1/p' "$TOP/configs/flavours.mk" | paste -sd' ')"
+	echo "$frags"
+}
+
+# default_flavour CMD: the flavour of "make CMD" and scripts/host/CMD.sh when
+# none is named.
+default_flavour() { flavour_table "default.$1"; }
+
+# flavour_opt CMD [--flavour F]: the flavour of scripts/host/CMD.sh, which
+# takes no other argument: F (checked), else CMD's default.
+flavour_opt() {
+	case $#:${2:-} in
+	1:) default_flavour "$1" ;;
+	3:--flavour) flavour_fragments "$3" >/dev/null && echo "$3" ;;
+	*) die "$1.sh: unknown arguments '${*:2}'" "usage: scripts/host/$1.sh [--flavour F]" ;;
+	esac
+}
+
+# The kernel's ARCH= for a flavour: smp and its variants (smp-debug) are
+# x86_64 kernels for QEMU.
+flavour_arch() {
+	case $1 in
+	smp | smp-*) echo x86_64 ;;
+	*) echo um ;;
+	esac
+}
+
+# What the fragments are merged onto: a defconfig file in the kernel tree,
+# or "allnoconfig" (everything off; the fragment names all it needs).
+flavour_base() {
+	case $(flavour_arch "$1") in
+	um) echo arch/um/configs/x86_64_defconfig ;;
+	*) echo allnoconfig ;;
+	esac
+}
+
+# The file a flavour boots, relative to its object dir.
+flavour_image() { flavour_table "image.$1"; }
+
+obj_dir() { echo "${OBJ_DIR:-$BUILD/obj-$1}"; }
+
+# link_top FLAVOUR: ./linux and ./vmlinux are that UML kernel (build.sh
+# after building it, run.sh before booting it).
+link_top() {
+	local obj
+	obj=$(obj_dir "$1")
+	ln -sfn "${obj#"$TOP"/}/linux" "$TOP/linux"
+	ln -sfn "${obj#"$TOP"/}/vmlinux" "$TOP/vmlinux"
+}

@@ -1,0 +1,147 @@
+# shellcheck shell=bash
+# x86_64 guests under qemu-system-x86_64 (the smp flavour): which
+# accelerator, decided by trying it, and the command line.  Source it;
+# scripts/host/lib/session.sh does.
+#
+# SMP_ACCEL=kvm or tcg forces one, with no fallback.  Unset, KVM is used
+# only if a probe guest (scripts/kvm-probe/probe.S, well under a second)
+# ran under it with the same -cpu and -smp as the real boot, and a real
+# boot that then fails under KVM before its first console line is booted
+# again once under TCG (scripts/host/lib/session.sh).  /dev/kvm being there proves
+# nothing: nested under another hypervisor it has aborted QEMU (AMD:
+# "failed to set MSR 0x10a") and stopped a guest after minutes of silence
+# (Sapphire Rapids: "KVM internal error ... emulation failure").  The
+# probe's verdict is exported as SMP_ACCEL_PROBED, so that a run of many
+# boots (make test) probes once.
+. "${BASH_SOURCE[0]%/*}/base.sh"
+
+QEMU=qemu-system-x86_64
+# Under KVM the banner comes within a second; a boot that has printed
+# nothing after this many seconds is taken as KVM failing.
+QEMU_FIRST_LINE_TIMEOUT=${SMP_KVM_FIRST_LINE_TIMEOUT:-30}
+QEMU_FIRST_LINE='^Linux version '
+QEMU_PROBE_LINE='kvm-probe: guest running'
+QEMU_PROBE_TIMEOUT=${SMP_KVM_PROBE_TIMEOUT:-10}
+
+qemu_check_installed() {
+	command -v "$QEMU" >/dev/null ||
+		die "$QEMU is not installed" "run: make deps (package qemu-system-x86)"
+}
+
+# qemu_accel_args ACCEL: the accelerator and CPU options, in QEMU_ACCEL_ARGS.
+qemu_accel_args() {
+	case $1 in
+	kvm) QEMU_ACCEL_ARGS=(-accel kvm -cpu host) ;;
+	tcg) QEMU_ACCEL_ARGS=(-accel tcg,thread=multi -cpu max) ;;
+	*) die "SMP_ACCEL must be kvm or tcg, not '$1'" "unset it to let the runner probe KVM" ;;
+	esac
+}
+
+# qemu_kvm_failure LOG STATUS SECONDS: why a guest under KVM failed before
+# its first console line (QEMU_FIRST_LINE or the probe's), on stdout; no
+# output while it has not failed.  STATUS: QEMU's exit status, empty while
+# it runs; SECONDS: how long it has run.
+qemu_kvm_failure() {
+	local log=$1 status=$2 secs=$3 last
+	if grep -q '^KVM internal error' "$log"; then
+		grep -m1 '^KVM internal error' "$log"
+	elif grep -Eq "$QEMU_FIRST_LINE|^$QEMU_PROBE_LINE" "$log"; then
+		return 0
+	elif [ -n "$status" ]; then
+		last=$(grep -v '^[[:space:]]*$' "$log" | tail -n 1 | cut -c1-160)
+		printf '%s exited with status %s%s before its first console line%s' "$QEMU" "$status" \
+			"$([ "$status" -le 128 ] || echo " (signal $(kill -l "$((status - 128))" 2>/dev/null))")" \
+			"${last:+: $last}"
+	elif [ "$secs" -ge "$QEMU_FIRST_LINE_TIMEOUT" ]; then
+		printf 'no console output in %s s' "$QEMU_FIRST_LINE_TIMEOUT"
+	fi
+}
+
+# qemu_probe_kvm: try the probe guest under KVM; set QEMU_PROBE_WHY to the
+# verdict, return 0 if KVM ran it.  Its console is build/logs/kvm-probe.log.
+qemu_probe_kvm() {
+	local src=$TOP/scripts/kvm-probe/probe.S dir=$BUILD/kvm-probe log=$LOGS/kvm-probe.log
+	local status=0 t0=$SECONDS
+	qemu_check_installed
+	mkdir -p "$dir" "$LOGS"
+	if [ ! "$dir/probe.elf" -nt "$src" ]; then
+		as --32 -o "$dir/probe.o" "$src" &&
+			ld -m elf_i386 -n -Ttext=0x100000 -e _start -o "$dir/probe.elf" "$dir/probe.o" ||
+			die "cannot assemble the KVM probe guest $src" "binutils (as, ld) must be installed"
+	fi
+	qemu_accel_args kvm
+	# With stderr dropped around it: bash's "Aborted" for a QEMU
+	# that aborts is no news, the reason below says it.
+	{ timeout -k 2 "$QEMU_PROBE_TIMEOUT" "$QEMU" "${QEMU_ACCEL_ARGS[@]}" -smp "${SMP_CPUS:-4}" -m 64M \
+		-nodefaults -display none -serial stdio -no-reboot \
+		-device isa-debug-exit,iobase=0xf4,iosize=4 -kernel "$dir/probe.elf" </dev/null >"$log" 2>&1; } 2>/dev/null ||
+		status=$?
+	if grep -q "^$QEMU_PROBE_LINE" "$log"; then
+		QEMU_PROBE_WHY="a probe guest ran on ${SMP_CPUS:-4} vCPUs in $((SECONDS - t0)) s"
+		return 0
+	fi
+	if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+		QEMU_PROBE_WHY="the probe guest printed nothing in $QEMU_PROBE_TIMEOUT s"
+	else
+		QEMU_PROBE_WHY=$(QEMU_FIRST_LINE_TIMEOUT=999999 qemu_kvm_failure "$log" "$status" 0)
+	fi
+	[ -e /dev/kvm ] || QEMU_PROBE_WHY+="; there is no /dev/kvm"
+	return 1
+}
+
+# qemu_decide_accel: set and export SMP_ACCEL_PROBED (kvm or tcg) unless
+# SMP_ACCEL forces one or an earlier call decided, and say what was decided
+# and why in one line.  Sets QEMU_ACCEL_FORCED (1 when SMP_ACCEL forces).
+qemu_decide_accel() {
+	QEMU_ACCEL_FORCED=0
+	if [ -n "${SMP_ACCEL:-}" ]; then
+		qemu_accel_args "$SMP_ACCEL"
+		QEMU_ACCEL_FORCED=1
+		info "KVM: not probed; SMP_ACCEL=$SMP_ACCEL forces -accel $SMP_ACCEL"
+		return 0
+	fi
+	[ -z "${SMP_ACCEL_PROBED:-}" ] || return 0
+	if qemu_probe_kvm; then
+		SMP_ACCEL_PROBED=kvm
+		info "KVM: usable ($QEMU_PROBE_WHY); x86_64 guests boot with -accel kvm, falling back to TCG if one fails"
+	else
+		SMP_ACCEL_PROBED=tcg
+		info "KVM: not usable ($QEMU_PROBE_WHY); x86_64 guests boot under TCG"
+	fi
+	export SMP_ACCEL_PROBED
+}
+
+# guest_lpj CONFIG: "lpj=N" for an x86_64 guest of kernel config CONFIG, N
+# the host's TSC cycles per jiffy.  Under TCG the secondary CPUs time their
+# delay loop against jiffies on a busy host, and some came out 5 to 20
+# times short ("calibrate_delay_direct() failed"): pm_test_delay's mdelay()
+# of 2 s then ended after 100 ms.  The guest's TSC is the host's (TCG and
+# KVM), so the host's rate is the right one.  Nothing if it is unknown.
+guest_lpj() {
+	local hz
+	hz=$(sed -n 's/^CONFIG_HZ=//p' "$1" 2>/dev/null)
+	awk -F: -v hz="${hz:-250}" '/^cpu MHz/ { printf "lpj=%d", $2 * 1000000 / hz; exit }' /proc/cpuinfo
+}
+
+# qemu_cmd ACCEL BZIMAGE INITRD MEM APPEND [QEMU-OPTION...]: set the array
+# QEMU_CMD to the QEMU command that boots an x86_64 flavour with SMP_CPUS
+# vCPUs (default 4) under ACCEL (kvm, or tcg with one host thread per
+# vCPU), with the QEMU-OPTIONs added.  The serial console is on stdio;
+# -no-reboot makes the guest's poweroff, reboot or panic end QEMU.
+qemu_cmd() {
+	local accel=$1 kernel=$2 initrd=$3 mem=$4 append=$5
+	shift 5
+	qemu_check_installed
+	qemu_accel_args "$accel"
+	QEMU_CMD=("$QEMU" "${QEMU_ACCEL_ARGS[@]}" -smp "${SMP_CPUS:-4}" -m "$mem"
+		-nodefaults -display none -serial stdio -no-reboot
+		-kernel "$kernel" -initrd "$initrd" -append "$append" "$@")
+}
+
+# qemu_gdb_stub_args SOCKET: in QEMU_GDB_STUB_ARGS, the options that start
+# the guest halted (-S) with QEMU's gdb stub listening on the Unix socket
+# SOCKET ("target remote SOCKET" in gdb): no TCP port to pick, or to share
+# with another user's QEMU on this machine.
+qemu_gdb_stub_args() {
+	QEMU_GDB_STUB_ARGS=(-S -chardev "socket,id=gdbstub,path=$1,server=on,wait=off" -gdb chardev:gdbstub)
+}

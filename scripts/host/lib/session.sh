@@ -1,0 +1,347 @@
+# shellcheck shell=bash
+# The UML session API, the one place that knows how a guest is started and
+# where its files are: session_start, then any of the functions below.
+# Source it (it sources the libraries it needs: base, flavour, qemu,
+# uml-tempdir); scripts/host/boot.sh is its command line.  One session per
+# shell at a time, in SESSION_*.  The smp flavour (x86_64)
+# boots the same way under qemu-system-x86_64, without mconsole, and with
+# --gdb-stub halted for gdb at QEMU's stub.  A --wrap program stays in the
+# process group and gets SESSION_UMID and SESSION_LOG.
+. "${BASH_SOURCE[0]%/*}/flavour.sh"
+. "${BASH_SOURCE[0]%/*}/qemu.sh"
+. "${BASH_SOURCE[0]%/*}/uml-tempdir.sh"
+
+SESSION_DIR=$BUILD/uml          # UML's uml_dir: UMID/pid, UMID/mconsole; ours: UMID.*
+SESSION_EXIT_TAG="TODO-EXIT:"   # the guest init, before poweroff (markers: docs/console.md)
+SESSION_UMID=${SESSION_UMID:-} SESSION_LOG=${SESSION_LOG:-} SESSION_RUNNER="" SESSION_STATUS="" SESSION_ACCEL="" QEMU_ACCEL_FORCED=0
+SESSION_GDB_SOCKET=""
+declare -gA SESSION_SEEN=()     # console lines session_wait_line has read, per log
+
+# session_start --flavour F [OPTION...] [-- KERNEL-ARGS...]: boot F with a guest
+# job, by default in the background: console only to the log, a timeout.
+session_start() {
+	local job=run mem=512M timeout=120 show=guest log="" terminal=0 con=fd:0,fd:1 image=""
+	local wrapper_status=0 wrap=() extra=() cmd qemu_args=() obj initrd=$BUILD/initramfs.cpio gdb_stub=0 runner_args word
+	SESSION_FLAVOUR="" SESSION_STATUS="" SESSION_RUNNER="" SESSION_GDB_SOCKET=""
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--flavour) SESSION_FLAVOUR=$2; shift 2 ;;
+		--job) job=$2; shift 2 ;;
+		--timeout) timeout=$2; shift 2 ;; # seconds, 120 by default
+		--mem) mem=$2; shift 2 ;;
+		--log) log=$2; shift 2 ;;         # default: build/logs/boot-JOB-TIME.log
+		--show) show=$2; shift 2 ;;       # printed too: all, guest (from the init's first line), none
+		--wrap) wrap+=("$2"); shift 2 ;;  # WORD...: "WORD... ./linux ARGS" (strace, gdb)
+		--vmlinux) image=vmlinux; shift ;; # the name gdb finds the kernel's scripts by
+		--terminal) terminal=1 wrapper_status=1; shift ;; # foreground, console here, no log or timeout
+		--no-input) con=null,fd:1; shift ;;               # the terminal's input is the wrapper's (gdb)
+		--wrapper-status) wrapper_status=1; shift ;;      # the started program's status, not the guest's
+		--gdb-stub) gdb_stub=1; shift ;; # x86_64: halted until gdb connects to session_gdb_socket
+		--) shift; extra=("$@"); break ;;
+		*) die "${0##*/}: unknown argument '$1'" "see session_start in scripts/host/lib/session.sh (scripts/host/boot.sh takes the same)" ;;
+		esac
+	done
+	[ -n "$SESSION_FLAVOUR" ] || die "session_start: no --flavour" "name the flavour to boot: run, test, bench or smp"
+	SESSION_ARCH=$(flavour_arch "$SESSION_FLAVOUR")
+	obj=$(obj_dir "$SESSION_FLAVOUR")
+	SESSION_IMAGE=$obj/${image:-$(flavour_image "$SESSION_FLAVOUR")}
+	[ -f "$SESSION_IMAGE" ] || die "no kernel at $SESSION_IMAGE" "build it first: make build FLAVOUR=$SESSION_FLAVOUR"
+	[ -f "$initrd" ] || die "no initramfs at $initrd" "build it first: make initramfs"
+	case $show in all | guest | none) ;; *) die "--show takes all, guest or none, not '$show'" ;; esac
+	mkdir -p "$SESSION_DIR"
+	SESSION_UMID=todo-$job-$$
+	[ "$gdb_stub" -eq 0 ] || [ "$SESSION_ARCH" != um ] ||
+		die "--gdb-stub is QEMU's: the $SESSION_FLAVOUR flavour is UML" "run gdb on UML itself: --wrap gdb (scripts/host/debug.sh)"
+	if [ "$SESSION_ARCH" = um ]; then
+		check_tempdir
+		cmd=("$SESSION_IMAGE" mem="$mem" initrd="$initrd" uml_dir="$SESSION_DIR" umid="$SESSION_UMID"
+			con=null ssl=null con0="$con" job="$job" "${extra[@]}")
+	else
+		# panic=-1 with -no-reboot: a panic ends QEMU at once, as it ends UML.
+		# KUnit and KCSAN from boot (configs/smp.config says why not by config);
+		# a later kunit.enable=0 in the extra arguments wins.  loglevel=6:
+		# with several vCPUs the kernel's info lines (a freeze prints
+		# five) land inside the guest's KTAP lines on the one serial port
+		# ("okFreezing user space processes" was seen), so only notices
+		# ("Linux version", the KVM fallback's cue) and worse (every
+		# report parse_console.py looks for) reach the console; the
+		# programs read the whole kernel log themselves.
+		qemu_args=("$SESSION_IMAGE" "$initrd" "$mem"
+			"console=ttyS0 panic=-1 loglevel=6 kunit.enable=1 kcsan.early_enable=1 $(guest_lpj "$obj/.config") job=$job ${extra[*]}")
+		if [ "$gdb_stub" -eq 1 ]; then
+			session_gdb_socket_path
+			qemu_gdb_stub_args "$SESSION_GDB_SOCKET"
+			qemu_args+=("${QEMU_GDB_STUB_ARGS[@]}")
+		fi
+		qemu_decide_accel
+		SESSION_ACCEL=${SMP_ACCEL:-$SMP_ACCEL_PROBED}
+		qemu_cmd "$SESSION_ACCEL" "${qemu_args[@]}"
+		cmd=("${QEMU_CMD[@]}")
+	fi
+	if [ "$terminal" -eq 1 ]; then
+		SESSION_STATUS=0
+		run "${wrap[@]}" "${cmd[@]}" || SESSION_STATUS=$?
+		return 0
+	fi
+	SESSION_LOG=${log:-$LOGS/boot-$job-$(date +%Y%m%d-%H%M%S).log}
+	mkdir -p "$(dirname "$SESSION_LOG")"
+	: >"$SESSION_LOG" # no follower may read the last run's lines
+	SESSION_SEEN[$SESSION_LOG]=0
+	runner_args=(--job "$job" --timeout "$timeout" --show "$show" --obj "$obj")
+	[ "$wrapper_status" -eq 0 ] || runner_args+=(--wrapper-status)
+	for word in "${wrap[@]}"; do runner_args+=(--wrap "$word"); done
+	for word in "${qemu_args[@]}"; do runner_args+=(--qemu-arg "$word"); done
+	session_runner "${runner_args[@]}" -- "${cmd[@]}" &
+	SESSION_RUNNER=$!
+}
+
+# session_runner --job J --timeout S --show all|guest|none --obj DIR
+#   [--wrapper-status] [--wrap WORD]... [--qemu-arg ARG]... -- CMD...:
+# the part of session_start that runs in the background: boot CMD (the
+# kernel, under the --wrap words) with its console to SESSION_LOG,
+# supervise, report, and exit with the session's status (see
+# session_wait).  The --qemu-args are qemu_cmd's after the accelerator,
+# to boot an x86_64 guest again under TCG; DIR is the kernel's object dir.
+session_runner() {
+	local log=$SESSION_LOG job timeout show obj wrapper_status=0 wrap=() qemu_args=() status
+	while [ "$1" != -- ]; do
+		case $1 in
+		--job) job=$2 ;;
+		--timeout) timeout=$2 ;;
+		--show) show=$2 ;;
+		--obj) obj=$2 ;;
+		--wrapper-status) wrapper_status=1; shift; continue ;;
+		--wrap) wrap+=("$2") ;;
+		--qemu-arg) qemu_args+=("$2") ;;
+		*) die "session_runner: unknown argument '$1'" ;;
+		esac
+		shift 2
+	done
+	shift
+	session_boot_once "$job" "$timeout" "$show" -- "${wrap[@]}" "$@"
+	# KVM that the probe let through can still fail this kernel (scripts/
+	# qemu.sh): boot it again, once, under TCG; not under gdb, whose
+	# connection went with the first QEMU.
+	if [ -n "$SESSION_KVM_WHY" ] && [ -n "$SESSION_GDB_SOCKET" ]; then
+		printf '[%s] error: KVM failed the guest (%s; console: %s); gdb lost it: run again under TCG with SMP_ACCEL=tcg\n' \
+			"$(ts)" "$SESSION_KVM_WHY" "${log#"$TOP"/}" >&2
+		exit 1
+	elif [ -n "$SESSION_KVM_WHY" ]; then
+		mv "$log" "$log.kvm"
+		printf '[%s] warning: KVM failed the guest (%s; console: %s); booting it again under TCG\n' \
+			"$(ts)" "$SESSION_KVM_WHY" "${log#"$TOP"/}.kvm" >&2
+		SESSION_ACCEL=tcg
+		qemu_cmd "$SESSION_ACCEL" "${qemu_args[@]}"
+		: >"$log"
+		session_boot_once "$job" "$timeout" "$show" -- "${wrap[@]}" "${QEMU_CMD[@]}"
+	fi
+	if [ "$SESSION_TIMED_OUT" -eq 1 ]; then
+		printf '[%s] error: guest job %s timed out after %s s; the kernel was killed\n' "$(ts)" "$job" "$timeout" >&2
+		session_last_lines "$log" 20
+		exit 124
+	fi
+	[ "$wrapper_status" -eq 0 ] || exit "$SESSION_BOOT_RC"
+	status=$(sed -n "s/^$SESSION_EXIT_TAG \([0-9]*\)\$/\1/p" "$log" | tail -n 1)
+	if [ -z "$status" ]; then
+		printf '[%s] error: the guest exited without reporting its status (no "%s" line)\n' "$(ts)" "$SESSION_EXIT_TAG" >&2
+		session_last_lines "$log" 30
+		if grep -q 'Kernel panic' "$log"; then
+			printf '  the kernel panicked; decode the trace with:\n  %s\n' \
+				"$SRC/scripts/decode_stacktrace.sh $obj/vmlinux $SRC $obj < $log" >&2
+		fi
+		exit 125
+	fi
+	info "guest job '$job' exited with status $status"
+	exit "$status"
+}
+
+# session_last_lines LOG N: the last N lines of console LOG, on stderr.
+session_last_lines() {
+	printf '  last console lines (%s):\n' "${1#"$TOP"/}" >&2
+	tail -n "$2" "$1" | sed 's/^/  | /' >&2
+}
+
+# session_halted LOG: without ACPI tables the x86_64 guest cannot power
+# off: poweroff -f halts it instead ("System halted" in console LOG), and
+# QEMU would wait for the timeout.
+session_halted() { [ "$SESSION_ARCH" != um ] && grep -q "^$SESSION_EXIT_TAG" "$1" && grep -q 'System halted' "$1"; }
+
+# session_kvm_broke LOG STARTED [STATUS]: a boot under KVM that SMP_ACCEL
+# did not force, started at SECONDS=STARTED with its console in LOG,
+# failed before its first console line (QEMU aborted or exited with
+# STATUS, printed nothing in time, or said "KVM internal error"); the
+# reason in SESSION_KVM_WHY.
+session_kvm_broke() {
+	[ "$SESSION_ARCH" != um ] && [ "$SESSION_ACCEL" = kvm ] && [ "$QEMU_ACCEL_FORCED" -eq 0 ] || return 1
+	SESSION_KVM_WHY=$(qemu_kvm_failure "$1" "${3:-}" "$((SECONDS - $2))")
+	[ -n "$SESSION_KVM_WHY" ]
+}
+
+# session_boot_once JOB TIMEOUT SHOW -- COMMAND...: boot COMMAND (the
+# kernel, or its wrapper and the kernel) once for guest job JOB: console
+# to SESSION_LOG (SHOW as session_start's --show), wait for the end or
+# TIMEOUT seconds, check nothing is left behind.  Sets SESSION_TIMED_OUT
+# (1 or 0), SESSION_KVM_WHY (see session_kvm_broke) and SESSION_BOOT_RC
+# (the started program's exit status).
+session_boot_once() {
+	local job=$1 timeout=$2 show=$3 log=$SESSION_LOG
+	local fifo=$SESSION_DIR/$SESSION_UMID.console input=$SESSION_DIR/$SESSION_UMID.input
+	local hold pid writer viewer="" left i deadline started=$SECONDS rc=0
+	shift 4
+	SESSION_TIMED_OUT=0 SESSION_KVM_WHY="" SESSION_BOOT_RC=0
+	info "booting $SESSION_FLAVOUR kernel, job '$job', timeout ${timeout}s, console log ${log#"$TOP"/}"
+	show_cmd "$@"
+	# UML polls its console fds, and epoll refuses regular files: the console
+	# goes through a FIFO to a writer that also drops the CRs of the tty layer.
+	# Its input: epoll refuses /dev/null and regular files (and CI's stdin)
+	# too, so a FIFO that this shell holds open for writing, pollable and
+	# never at end-of-file.
+	rm -f "$fifo" "$input"
+	mkfifo "$fifo" "$input"
+	stdbuf -oL tr -d '\r' <"$fifo" >"$log" & # line by line: followers read it live
+	writer=$!
+	exec {hold}<>"$input"
+	# A background child of a script is not a process-group leader, so setsid
+	# does not fork: $! is the kernel's pid (or the wrapper's) and the id of
+	# its own process group.
+	SESSION_UMID=$SESSION_UMID SESSION_LOG=$log \
+		setsid "$@" <"$input" >"$fifo" 2>&1 {hold}>&- &
+	pid=$!
+	echo "$pid" >"$SESSION_DIR/$SESSION_UMID.pgid"
+	# The viewer follows the writer, which ends only once the console is drained.
+	case $show in
+	all) session_wait_line --while "$writer" --each session_print '' & viewer=$! ;;
+	guest)
+		{ session_wait_line --while "$writer" '^TODO-INIT:' && session_print "$SESSION_LINE" &&
+			session_wait_line --while "$writer" --each session_print ''; } &
+		viewer=$! ;;
+	esac
+
+	deadline=$((SECONDS + timeout))
+	while kill -0 "$pid" 2>/dev/null; do
+		if session_halted "$log" || session_kvm_broke "$log" "$started" ||
+			{ [ "$SECONDS" -ge "$deadline" ] && SESSION_TIMED_OUT=1; }; then
+			kill -TERM -- "-$pid" 2>/dev/null || true
+			[ "$SESSION_TIMED_OUT" -eq 0 ] || { sleep 2; kill -KILL -- "-$pid" 2>/dev/null || true; }
+			break
+		fi
+		sleep 0.2
+	done
+	wait "$pid" 2>/dev/null || rc=$?
+	SESSION_BOOT_RC=$rc
+	wait "$writer" 2>/dev/null || true
+	[ -n "$SESSION_KVM_WHY" ] || [ "$SESSION_TIMED_OUT" -eq 1 ] || session_kvm_broke "$log" "$started" "$rc" || true
+	exec {hold}>&-
+	rm -f "$fifo" "$input" "$SESSION_DIR/$SESSION_UMID.pgid"
+	if [ -n "$SESSION_GDB_SOCKET" ]; then
+		rm -f "$SESSION_GDB_SOCKET"
+		[[ $SESSION_GDB_SOCKET == "$SESSION_DIR"/* ]] || rmdir "$(dirname "$SESSION_GDB_SOCKET")" 2>/dev/null || true
+	fi
+	[ -z "$viewer" ] || wait "$viewer" 2>/dev/null || true
+	stage_time "boot $SESSION_FLAVOUR, job $job${SESSION_ACCEL:+ ($SESSION_ACCEL${SESSION_KVM_WHY:+, failed})}" "$((SECONDS - started))"
+
+	# Whatever UML forked (still in its process group) must be gone too; give
+	# it a moment, then insist.
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		left=$(pgrep -g "$pid" 2>/dev/null || true)
+		[ -n "$left" ] && [ "$i" -lt 10 ] || break
+		sleep 0.3
+	done
+	if [ -n "$left" ]; then
+		printf '[%s] error: the kernel (%s) left host processes behind: %s\n' "$(ts)" "$SESSION_ARCH" "${left//$'\n'/ }" >&2
+		kill -KILL -- "-$pid" 2>/dev/null || true
+		exit 126
+	fi
+	rm -rf "${SESSION_DIR:?}/$SESSION_UMID"
+}
+
+session_print() { printf '%s\n' "$1"; }
+
+# session_gdb_socket_path: set SESSION_GDB_SOCKET, where the --gdb-stub
+# session's QEMU listens: in the session dir, unless that path is too long
+# for a Unix socket (108 bytes with its NUL), then in a fresh dir in /tmp.
+session_gdb_socket_path() {
+	SESSION_GDB_SOCKET=$SESSION_DIR/$SESSION_UMID.gdb
+	[ "${#SESSION_GDB_SOCKET}" -gt 100 ] || return 0
+	SESSION_GDB_SOCKET=$(mktemp -d "${TMPDIR:-/tmp}/todo-gdb.XXXXXX")/stub
+}
+
+# session_wait_line [--timeout S] [--each FN] [--log FILE] [--while PID]
+#   [--saved] ERE: read the console log on from the last line read, calling
+# FN LINE for each line before the first that matches ERE (left in
+# SESSION_LINE).  Returns 0 there; 1 if the session (or PID) ended first,
+# every line read; 124 after S seconds.  An empty ERE follows to the end.
+# A last line still without its newline (a prompt) can match, but goes to
+# FN only once complete.  --saved: FILE is a saved log, read to its end
+# with no session to wait for.
+session_wait_line() {
+	local timeout="" each="" log=$SESSION_LOG alive=$SESSION_RUNNER saved=0 deadline ended line partial
+	while [ $# -gt 1 ]; do
+		case $1 in
+		--timeout) timeout=$2 ;;
+		--each) each=$2 ;;
+		--log) log=$2 ;;
+		--while) alive=$2 ;;
+		--saved) saved=1; shift; continue ;;
+		*) die "session_wait_line: unknown option '$1'" "see its usage in scripts/host/lib/session.sh" ;;
+		esac
+		shift 2
+	done
+	deadline=$((SECONDS + ${timeout:-999999}))
+	while :; do
+		ended=$saved # checked before reading, so that the last read sees every line
+		[ -z "$alive" ] || kill -0 "$alive" 2>/dev/null || ended=1
+		# Fewer lines than read: the runner started the log afresh (KVM retry).
+		[ "$(wc -l 2>/dev/null <"$log" || echo 0)" -ge "${SESSION_SEEN[$log]:-0}" ] || SESSION_SEEN[$log]=0
+		while partial=0; IFS= read -r line || { partial=1; [ -n "$line" ]; }; do
+			if [ -n "${1-}" ] && [[ $line =~ $1 ]]; then
+				SESSION_SEEN[$log]=$((${SESSION_SEEN[$log]:-0} + 1)) SESSION_LINE=$line
+				return 0
+			fi
+			[ "$partial" -eq 0 ] || break
+			SESSION_SEEN[$log]=$((${SESSION_SEEN[$log]:-0} + 1))
+			[ -z "$each" ] || "$each" "$line"
+		done < <(tail -n "+$((${SESSION_SEEN[$log]:-0} + 1))" "$log" 2>/dev/null)
+		[ "$ended" -eq 0 ] || return 1
+		[ "$SECONDS" -lt "$deadline" ] || return 124
+		sleep 0.2
+	done
+}
+
+# session_pid: the kernel's host pid (UML's own, under a wrapper too), known
+# before its first console line.
+session_pid() {
+	if [ "$SESSION_ARCH" = um ]; then cat "$SESSION_DIR/$SESSION_UMID/pid"; else cat "$SESSION_DIR/$SESSION_UMID.pgid"; fi 2>/dev/null
+}
+
+# session_mconsole: the path of the session's mconsole socket (UML only).
+session_mconsole() {
+	[ "$SESSION_ARCH" = um ] || die "the $SESSION_FLAVOUR flavour runs under QEMU: it has no mconsole (a UML device)" \
+		"boot a UML flavour (run, test or bench) to use uml_mconsole"
+	echo "$SESSION_DIR/$SESSION_UMID/mconsole"
+}
+
+# session_mc CMD...: one mconsole command, its reply on stdout; an ERR reply
+# is not an error (uml_mconsole's stderr: it looked under ~/.uml first).
+session_mc() { session_mconsole >/dev/null; uml_mconsole "$(session_mconsole)" "$@" 2>/dev/null || true; }
+
+# session_send LINE: type LINE on the console input (a background session's).
+session_send() { printf '%s\n' "$1" >"$SESSION_DIR/$SESSION_UMID.input"; }
+
+# session_wait: wait for the end; return the exit status: the guest's (its
+# TODO-EXIT line), 124 timeout, 125 no exit line, 126 host processes left
+# behind; the started program's own with --terminal or --wrapper-status.
+session_wait() {
+	[ -n "$SESSION_STATUS" ] || { SESSION_STATUS=0; wait "$SESSION_RUNNER" || SESSION_STATUS=$?; }
+	return "$SESSION_STATUS"
+}
+
+# session_stop: end the session now, and a kernel its wrapper left running
+# (gdb on a terminal quits, the kernel it started may not).
+session_stop() {
+	local pid
+	pid=$(cat "$SESSION_DIR/$SESSION_UMID.pgid" 2>/dev/null) && { kill -TERM -- "-$pid" 2>/dev/null || true; }
+	[ -z "$SESSION_RUNNER" ] || session_wait || true
+	pid=$(session_pid) && [ "/proc/$pid/exe" -ef "$SESSION_IMAGE" ] && { kill -KILL "$pid" 2>/dev/null || true; }
+	rm -rf "${SESSION_DIR:?}/$SESSION_UMID"
+}

@@ -1,0 +1,391 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Read a saved guest console log for a host test (docs/console.md): the
+guest job's KTAP document, passed on as the guest printed it, nested as one
+subtest, and results on the kernel log beside it.  --totals parses a whole
+run's KTAP document (scripts/host/test.sh's) once, with the kernel's
+tools/testing/kunit/kunit_parser.py, and prints its failing tests and its
+totals.
+"""
+import argparse
+import contextlib
+import importlib
+import inspect
+import os
+import re
+import sys
+
+INIT_TAG = 'TODO-INIT:'   # the guest init's first line; the document follows
+EXIT_TAG = 'TODO-EXIT:'   # the guest init's last line, with the job's exit status
+
+# Kernel reports that mean a test run is not clean, whatever the tests said.
+SPLAT_RE = re.compile(r'(BUG: |WARNING: |Kernel panic|KASAN|UBSAN|'
+                      r'possible circular locking|inconsistent lock state|'
+                      r'sleeping function called from invalid context|'
+                      r'INFO: task .* blocked for more than|'
+                      r'suspicious RCU usage|Oops)')
+
+
+# KCSAN and lockdep reports (--classify-reports, the SMP kernel): the first
+# line of a report, and the frames that place it.
+REPORT_RE = re.compile(r'(BUG: KCSAN: .*|WARNING: possible circular locking dependency detected|'
+                       r'WARNING: possible recursive locking detected|'
+                       r'WARNING: inconsistent lock state|'
+                       r'WARNING: possible irq lock inversion dependency detected|'
+                       r'WARNING: bad unlock balance detected!|'
+                       r'WARNING: lock held when returning to user space!|'
+                       r'WARNING: suspicious RCU usage|'
+                       r'BUG: sleeping function called from invalid context|'
+                       r'WARNING: .*held lock freed!)')
+FRAME_RE = re.compile(r'^\s*(?:\[[^]]*\]\s*)?\??\s*([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+')
+# Functions of the todo list and of both freezers (kernel/task_todo*.c,
+# kernel/freezer.c, kernel/power/process.c, the cgroup freezers).
+SERIES_FN_RE = re.compile(r'^(task_todo\w*|__try_task_todo|try_task_todo|exit_task_todo|todo_\w+|'
+                          r'\w*freez\w*|__refrigerator|\w*thaw\w*|frozen\w*)$')
+# How many frames of each stack place a KCSAN report: the first is the
+# function that made the access (inlined code shows as its caller); the
+# frames below it are callers, and would blame, say, a caller of
+# mutex_lock() for a race inside the mutex (osq_lock / osq_unlock, seen
+# under make smp-test with the todo trigger taking its mutex).
+KCSAN_TOP_FRAMES = 1
+
+
+def report_blocks(lines):
+    """Split out each KCSAN or lockdep report: (first line, its lines, and
+    the index range).  A report ends at KCSAN's closing ==== line, at the
+    end of the stack dump (</TASK>), or after 120 lines."""
+    blocks, i = [], 0
+    while i < len(lines):
+        m = REPORT_RE.search(lines[i])
+        if not m or lines[i].lstrip().startswith('#'):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and j - i < 120:
+            if lines[j].lstrip().startswith('====') or '</TASK>' in lines[j]:
+                if 'KCSAN' not in m.group(1) or lines[j].lstrip().startswith('===='):
+                    j += 1
+                    break
+            j += 1
+        blocks.append((m.group(1), lines[i:j], (i, j)))
+        i = j
+    return blocks
+
+
+def report_frames(title, block):
+    """The functions that place a report: for KCSAN the two named in the
+    title and the top frames of each access; for lockdep every frame."""
+    if title.startswith('BUG: KCSAN:'):
+        names = re.findall(r'[A-Za-z_][\w.]*', title.split(' in ', 1)[-1])
+        top = 0
+        for line in block[1:]:
+            if re.search(r'(read|write|\(marked\)).* by (task|interrupt)', line):
+                top = KCSAN_TOP_FRAMES
+                continue
+            m = FRAME_RE.match(line)
+            if m and top:
+                names.append(m.group(1))
+                top -= 1
+        return names
+    return [m.group(1) for m in map(FRAME_RE.match, block) if m]
+
+
+def classify_reports(lines):
+    """KCSAN and lockdep reports: those in the todo list or freezer code fail;
+    the others are listed with where they are, and left out of splats()."""
+    ours, theirs, skip = [], [], set()
+    for title, block, (i, j) in report_blocks(lines):
+        names = report_frames(title, block)
+        base = [n.split('.')[0] for n in names]
+        hit = sorted({n for n in base if SERIES_FN_RE.match(n)})
+        where = ', '.join(dict.fromkeys(base[:6])) or 'no frames'
+        if hit:
+            ours.append('%s [series: %s] at %s' % (title, ' '.join(hit), where))
+        else:
+            theirs.append('%s at %s' % (title, where))
+            skip.update(range(i, j))
+    result(not ours, 'kernel: no KCSAN or lockdep report in the todo list or freezer code',
+           diag=ours[:20])
+    uniq = list(dict.fromkeys(theirs))
+    result(True, 'kernel: %d KCSAN or lockdep report(s) elsewhere in the kernel (%d distinct), listed'
+           % (len(theirs), len(uniq)), diag=['elsewhere: ' + t for t in uniq[:40]])
+    return skip
+
+
+# The host test's results file (--results, tests/host/lib.sh): a line per
+# result printed so far, its status; a result's number is its line.
+RESULTS = None
+NUMBER = 0
+
+
+def result(ok, name, diag=(), why=''):
+    """One result of the host test, after its "# " diagnostics: numbered on
+    from the results file, and added to it."""
+    global NUMBER
+    NUMBER += 1
+    status = 'ok' if ok else 'not ok'
+    for d in diag:
+        print('# ' + d)
+    print('%s %d - %s%s' % (status, NUMBER, name, ' # ' + why if why else ''))
+    if RESULTS:
+        with open(RESULTS, 'a') as f:
+            print(status, file=f)
+
+
+def read_log(path):
+    with open(path, errors='replace') as f:
+        return [l.rstrip('\r\n').replace('\r', '') for l in f]
+
+
+# A line of the job's document at its top level; the lines of its subtests
+# are indented four spaces per level (scripts/guest/job-lib.sh), the kernel's
+# messages between them are not.
+TOP_LINE_RE = re.compile(r'(KTAP version \d+|1\.\.\d+|(not )?ok \d+ .*)$')
+# The lines that open and close subtests, and their indentation.
+NESTING_RE = re.compile(r'( *)(?:(KTAP version \d+)|# Subtest: (.*)|(?:not )?ok \d+ )')
+
+
+def job_document(lines):
+    """The guest job's KTAP document: from the first "KTAP version" line
+    after the guest init's first line to its exit line, without the kernel
+    messages printed among its lines; and the job's exit status (None: no
+    exit line, a crash or a timeout)."""
+    start = next((n + 1 for n, l in enumerate(lines) if l.startswith(INIT_TAG)), len(lines))
+    doc = []
+    for line in lines[start:]:
+        if line.startswith(EXIT_TAG):
+            m = re.match(re.escape(EXIT_TAG) + r' *(\d+)', line)
+            return doc, int(m.group(1)) if m else None
+        if (doc or line.startswith('KTAP version')) and (line.startswith('    ') or TOP_LINE_RE.match(line)):
+            doc.append(line)
+    return doc, None
+
+
+def close_cut_subtests(doc):
+    """The result lines of the subtests that DOC opens and never closes (a
+    crash or a timeout cut it there), each "not ok" and numbered after its
+    siblings: without them the one parse of the run would take the lines
+    that follow, the host test's, for the missing results."""
+    opened, done = [], {0: 0}   # open subtests [depth, name]; results per depth
+    for line in doc:
+        m = NESTING_RE.match(line)
+        if not m:
+            continue
+        depth, version, subtest = len(m.group(1)) // 4, m.group(2), m.group(3)
+        if subtest is not None and opened and opened[-1] == [depth, '']:
+            opened[-1][1] = subtest           # the name of the subtest just opened
+        elif (version or subtest is not None) and depth:
+            opened.append([depth, subtest or ''])
+            done[depth] = 0
+        elif not version and subtest is None:  # a result closes what is deeper
+            while opened and opened[-1][0] > depth:
+                opened.pop()
+            done[depth] = done.get(depth, 0) + 1
+    closing = []
+    for depth, name in reversed(opened):
+        done[depth - 1] = done.get(depth - 1, 0) + 1
+        closing.append('%snot ok %d %s # the document ends here: a crash or a timeout'
+                       % ('    ' * (depth - 1), done[depth - 1], name))
+    return closing
+
+
+def guest_document(lines, name, suites):
+    """The guest job's KTAP document as subtest NAME, and whether each KUnit
+    suite in SUITES passed in it; the subtest is ok if the job exited 0."""
+    doc, status = job_document(lines)
+    if not doc:
+        return result(False, name, diag=['no KTAP document after "%s"; the log ends:' % INIT_TAG]
+                      + lines[-10:])
+    cut = close_cut_subtests(doc)
+    print('    %s\n    # Subtest: %s' % (doc[0], name))
+    for line in doc[1:] + cut:
+        print('    ' + line)
+    why = ('cut off: a crash or a timeout' if cut else
+           'no "%s" line: a crash or a timeout' % EXIT_TAG if status is None else
+           'exit status %d' % status if status else '')
+    result(not why, name, why=why)
+    passed = kunit_passed(doc)
+    for suite in suites:
+        result(suite in passed, 'kunit: suite %s ran and passed' % suite)
+
+
+def kunit_passed(doc):
+    """The KUnit suites that passed, as the job's subtest "kunit" lists them
+    (scripts/guest/job-lib.sh): its results, up to its own result line."""
+    passed, inside = set(), False
+    for line in doc:
+        if line == '    # Subtest: kunit':
+            inside = True
+        elif inside and not line.startswith(' '):
+            break
+        elif inside and re.match(r'    ok \d+ \S+$', line):
+            passed.add(line.split()[2])
+    return passed
+
+
+def expected_reports(lines, text):
+    """The kernel reports a test causes on purpose (--expected-report): each
+    from a line with TEXT to the report's closing ==== line (or 200 lines);
+    there must be one.  Their lines are left out of splats()."""
+    skip, n, i = set(), 0, 0
+    while i < len(lines):
+        if text not in lines[i] or lines[i].lstrip().startswith('#'):
+            i += 1
+            continue
+        n += 1
+        j = i + 1
+        while j < len(lines) and j - i < 200 and not lines[j].lstrip().startswith('===='):
+            j += 1
+        skip.update(range(i, j + 1))
+        i = j + 1
+    result(n > 0, "kernel: the report the test causes on purpose is there: '%s' (%d)" % (text, n))
+    return skip
+
+
+def splats(lines, skip=()):
+    # Lines of the guest programs' own output are not kernel reports.
+    found = [l for n, l in enumerate(lines)
+             if SPLAT_RE.search(l) and not l.lstrip().startswith('#') and n not in skip]
+    result(not found, 'kernel: no warnings, lockdep, KASAN or hung-task reports',
+           diag=found[:20])
+
+
+kp = None   # the kernel's kunit_parser, imported by parse_run()
+
+
+@contextlib.contextmanager
+def stdout_to(stream):
+    """File descriptor 1 is STREAM's meanwhile: 6.12's kunit_parser prints its
+    report to the standard output (kunit_printer.stdout, made at import)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(stream.fileno(), 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def parse_run(path, kunit_dir, report):
+    """The KTAP document in PATH, parsed once by kunit_parser.parse_run_tests;
+    its report, as kunit.py prints it, goes to file REPORT.  6.12's takes no
+    printer, later ones do."""
+    global kp
+    sys.path.insert(0, kunit_dir)
+    with open(report, 'w') as out, stdout_to(out):
+        kp = importlib.import_module('kunit_parser')
+        # extract_tap_lines() ends a document at a kernel's last words
+        # (KTAP_END) anywhere in a line; here they can only be quoted from a
+        # log, in a failure's diagnostics: leave those lines out.
+        lines = [l for l in read_log(path) if not kp.KTAP_END.search(l)]
+        if 'printer' in inspect.signature(kp.parse_run_tests).parameters:
+            return kp.parse_run_tests(lines, importlib.import_module('kunit_printer').Printer(out))
+        return kp.parse_run_tests(lines)
+
+
+def full_name(path):
+    return ' > '.join(path) or 'the document'
+
+
+def failures(test, path=()):
+    """The full name of each failing test under TEST, and whether the
+    parser's counts, of tests without subtests, miss it: a test without
+    subtests that failed or crashed; the subtests that a crash or a timeout
+    left out, one name for all of a test's; the innermost test whose own
+    result is not ok with no failing test under it (a program that exited
+    non-zero after its tests passed, and then its job), which the counts
+    miss."""
+    S = kp.TestStatus
+    missing = [s for s in test.subtests
+               if not s.name and not s.subtests and s.status == S.TEST_CRASHED]
+    below = [f for sub in test.subtests if not any(sub is m for m in missing)
+             for f in failures(sub, path + (sub.name,))]
+    yield from below
+    if missing:
+        yield '%s: %d of %d results missing (a crash or a timeout)' % (
+            full_name(path), len(missing), len(test.subtests)), False
+    if path and not test.subtests and test.status in (S.FAILURE, S.TEST_CRASHED):
+        yield full_name(path), False
+    elif (path and test.status == S.FAILURE and not (test.counts.failed or test.counts.crashed)
+          and not any(missed for _, missed in below)):
+        yield full_name(path) + ' (not ok, with no failing test under it)', True
+
+
+def parse_errors(test, path=()):
+    """Where the parser found errors, and how many: a test's counts add up
+    those of its subtests."""
+    own = test.counts.errors - sum(s.counts.errors for s in test.subtests)
+    if own:
+        yield full_name(path), own
+    for sub in test.subtests:
+        yield from parse_errors(sub, path + (sub.name or '?',))
+
+
+def totals(path, kunit_dir):
+    """The failing tests of the KTAP document in PATH, where it has parse
+    errors, and "N passed, N failed, N skipped"; False if anything failed
+    or the document has errors."""
+    report = path + '.report'
+    top = parse_run(path, kunit_dir, report)
+    uncounted = 0
+    for name, missed in failures(top):
+        print('# failed: ' + name)
+        uncounted += missed
+    for where, n in parse_errors(top):
+        print('# KTAP: %d parse error(s) in %s' % (n, where))
+    if top.counts.errors:
+        print("# KTAP: the parser's report says which: " + report)
+    c = top.counts
+    failed = c.failed + c.crashed + uncounted
+    print('%d passed, %d failed, %d skipped' % (c.passed, failed, c.skipped))
+    return not (failed or c.errors)
+
+
+def count_lines(path):
+    try:
+        with open(path) as f:
+            return sum(1 for _ in f)
+    except FileNotFoundError:
+        return 0
+
+
+def main():
+    global RESULTS, NUMBER
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('log')
+    ap.add_argument('--name', default='console', help="the subtest that holds the job's document")
+    ap.add_argument('--results', help="the host test's results file: number on from it, add to it")
+    ap.add_argument('--kernel-only', action='store_true', help='no KTAP document: the kernel log')
+    ap.add_argument('--kunit-suites', default='', help='KUnit suites that must have passed')
+    ap.add_argument('--kunit-dir', default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), '..', '..', 'build', 'src', 'tools', 'testing', 'kunit'))
+    ap.add_argument('--classify-reports', action='store_true',
+                    help='fail on KCSAN and lockdep reports in the todo list or freezer '
+                         'code; list the others with their location instead of failing')
+    ap.add_argument('--totals', action='store_true',
+                    help="LOG is a whole run's KTAP document: its failures and totals "
+                         "(the parser's report: LOG.report)")
+    ap.add_argument('--expected-report', metavar='TEXT',
+                    help='a report the test causes on purpose, by a text of its first line: '
+                         'it must be there, and is not a splat')
+    args = ap.parse_args()
+    if args.totals:
+        if not os.path.exists(os.path.join(args.kunit_dir, 'kunit_parser.py')):
+            sys.exit('parse_console.py: no kunit_parser.py in %s; unpack the kernel '
+                     'tree first: scripts/host/source.sh' % args.kunit_dir)
+        sys.exit(0 if totals(args.log, args.kunit_dir) else 1)
+    # The results say what failed: the exit status is 0 once they are out.
+    RESULTS, NUMBER = args.results, count_lines(args.results) if args.results else 0
+    lines = read_log(args.log)
+    if not args.kernel_only:
+        guest_document(lines, args.name, args.kunit_suites.split())
+    skip = classify_reports(lines) if args.classify_reports else set()
+    if args.expected_report:
+        skip |= expected_reports(lines, args.expected_report)
+    splats(lines, skip)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# "make test": check the report scripts on saved logs (tests/check/, no
+# kernel needed), have make build what the chosen host tests of tests/host/
+# need (each names those make targets, for its flavour, TEST_FLAVOUR, in a
+# line "# needs: build initramfs"), run them, and end with the line
+# "N passed, N failed, N skipped".
+# Usage: scripts/host/test.sh [--flavour F] [TEST...]   (tests/host/TEST.sh; all)
+#        scripts/host/test.sh [--flavour F] [--guest 'PROG[:GLOB],...'] [--freezer todo|classic]
+#                        (the guest suite alone, only those of its tests:
+#                        docs/testing.md)
+#        scripts/host/test.sh [--cycles N] [--hammer N] [--timeout S] 50-stress|smp-full
+#                        (their knobs, which they read as CYCLES, HAMMER, TIMEOUT)
+#        scripts/host/test.sh --check     ("make check": tests/check/ only)
+. "$(dirname "$0")/lib/flavour.sh"
+. "$(dirname "$0")/lib/ktap.sh"
+. "$(dirname "$0")/lib/qemu.sh"
+help_if_asked "$@"
+
+# Every test's results, each test a subtest of one KTAP document that the
+# kernel's parser counts once (scripts/host/parse_console.py --totals).
+results=$LOGS/test-results.ktap body=$LOGS/test-results.body
+ntests=0
+
+# record NAME OUT RESULTS: the results in file OUT (their statuses in file
+# RESULTS) as subtest NAME of the document, not ok if one failed.
+record() {
+	ntests=$((ntests + 1))
+	ktap_subtest "$ntests" "$1" "$2" "$3" >>"$body"
+}
+
+# record_failure NAME WHAT: subtest NAME of one failed result, WHAT.
+record_failure() {
+	local out=$LOGS/test-current.out res=$LOGS/test-current.results
+	: >"$res"
+	ktap_result "not ok" "$2" "$res" | tee "$out"
+	record "$1" "$out" "$res"
+}
+
+# timed NAME CMD...: run CMD, adding "NAME N s" to the timings line.
+timings=()
+timed() {
+	local name=$1 t0=$SECONDS rc=0
+	shift
+	"$@" || rc=$?
+	timings+=("$name $((SECONDS - t0)) s")
+	return "$rc"
+}
+
+# The table of stage times: the steps, each test file, and under each the
+# kernel builds and guest boots it did (rows that build.sh and session.sh
+# add to STAGE_TIMES, see stage_time in lib/base.sh).
+export STAGE_TIMES=$LOGS/test-stage-times.tsv
+table=()
+# tabled NAME CMD...: run CMD; a row for it, and under it the rows it added.
+tabled() {
+	local name=$1 t0=$SECONDS rc=0 from row secs
+	shift
+	from=$(wc -l <"$STAGE_TIMES")
+	"$@" || rc=$?
+	table+=("$(printf '  %-58s %5d' "$name" "$((SECONDS - t0))")")
+	while IFS=$'\t' read -r row secs; do
+		table+=("$(printf '    %-56s %5d' "$row" "$secs")")
+	done < <(tail -n "+$((from + 1))" "$STAGE_TIMES")
+	return "$rc"
+}
+
+# The wall time of each step, for telling a slow machine from a slow change,
+# and the table that shows which part was slow.
+show_timings() {
+	local t line=""
+	for t in "${timings[@]}"; do line+="${line:+, }$t"; done
+	info "stage times (s), kernel builds and guest boots under the step or test that did them:"
+	printf '%s\n' "${table[@]}"
+	[ -z "$background_pid" ] || background_rows
+	printf '  %-58s %5d\n' total "$((SECONDS - start))"
+	info "took: $line; total $((SECONDS - start)) s"
+}
+
+# What a red run on a new kind of machine needs first: the CPU, the cores,
+# and (kvm_verdict, once the packages are in) whether x86_64 guests get KVM,
+# decided once here for every test.
+host_facts() {
+	local model
+	model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	info "host: ${model:-unknown CPU} ($(sed -n 's/^vendor_id[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(nproc) cores, $(free -g | awk '/^Mem:/ { print $2 }') GiB, Linux $(uname -r)"
+}
+
+kvm_verdict() {
+	if command -v "$QEMU" >/dev/null; then
+		qemu_decide_accel
+	else
+		info "KVM: not probed: no $QEMU (package qemu-system-x86)"
+	fi
+}
+
+# Kernels that only the last tests need are built in the background,
+# niced, while the kernel the other tests need builds and while those
+# tests run (UML runs on one core): a test says so with a line "# builds: COMMAND" (a make target or
+# a script, run from the top), and the tests that have one run after the
+# others, in their order.  A test waits for its kernel through the object
+# dir's lock (hold_lock in lib/kernel-build.sh); a background build that failed is
+# built again by its test, which reports the error.
+background_pid=""
+BACKGROUND_LOG=$LOGS/test-background-builds.log
+BACKGROUND_TIMES=$LOGS/test-stage-times-background.tsv
+
+# builds_of FILE...: the "# builds:" commands, each once, in order.
+builds_of() { sed -n 's/^# builds: //p' "$@" | awk '!seen[$0]++'; }
+
+start_background_builds() {
+	local cmds=()
+	mapfile -t cmds < <(builds_of "$@")
+	[ ${#cmds[@]} -gt 0 ] || return 0
+	info "building in the background, niced, beside the other builds and tests: $(printf '%s; ' "${cmds[@]}")log: ${BACKGROUND_LOG#"$TOP"/}"
+	: >"$BACKGROUND_TIMES"
+	# setsid: its own process group, so that an interrupted make test
+	# stops the builds too (trap below).
+	STAGE_TIMES=$BACKGROUND_TIMES setsid nice -n 10 bash -c '
+		cd "$1" || exit 1
+		shift
+		for cmd; do
+			echo "[$(date +%H:%M:%S)] background: \$ $cmd"
+			bash -c "$cmd" </dev/null ||
+				echo "[$(date +%H:%M:%S)] background: failed: $cmd (the test that needs it builds again)"
+		done
+		echo "[$(date +%H:%M:%S)] background: done in $SECONDS s"' background "$TOP" "${cmds[@]}" >"$BACKGROUND_LOG" 2>&1 &
+	background_pid=$!
+	trap 'kill -- -"$background_pid" 2>/dev/null || true' EXIT
+}
+
+# The background builds' rows of the stage table, after the tests they
+# ran beside.
+background_rows() {
+	local row secs
+	wait "$background_pid" 2>/dev/null || true
+	secs=$(sed -n 's/.* background: done in \([0-9]*\) s$/\1/p' "$BACKGROUND_LOG")
+	printf '  %-58s %5s\n' "background builds (niced, beside the steps above)" "${secs:-?}"
+	while IFS=$'\t' read -r row secs; do
+		printf '    %-56s %5d\n' "$row" "$secs"
+	done <"$BACKGROUND_TIMES"
+}
+
+# run_tests FILE...: run each test script, show and record its results.
+# A test that dies, or reports nothing, gets a failing result more.
+run_tests() {
+	local t
+	export TAP_RESULTS=$LOGS/test-current.results
+	for t; do
+		tabled "${t#"$TOP"/tests/}" run_test "$t"
+	done
+	rm -f "$TAP_RESULTS"
+}
+
+run_test() {
+	local t=$1 name out=$LOGS/test-current.out
+	stage "test ${t#"$TOP"/}"
+	name=${t#"$TOP"/tests/}
+	: >"$TAP_RESULTS"
+	if ! bash "$t" >"$out" 2>&1; then
+		ktap_result "not ok" "${name%.sh} exited with an error" "$TAP_RESULTS" >>"$out"
+	fi
+	[ -s "$TAP_RESULTS" ] || ktap_result "not ok" "${name%.sh} reported no result" "$TAP_RESULTS" >>"$out"
+	cat "$out"
+	record "${name%.sh}" "$out" "$TAP_RESULTS"
+}
+
+# make_needs TARGET...: make the targets; a failure is a result.
+make_needs() {
+	run make -C "$TOP" -s --no-print-directory FLAVOUR="$TEST_FLAVOUR" "$@" && return 0
+	record_failure build "make $* (flavour $TEST_FLAVOUR)"
+	return 1
+}
+
+# The end of every run: timings, and the totals and exit status from the
+# parsed document.
+finish() {
+	local rc=0
+	{ printf 'KTAP version 1\n1..%d\n' "$ntests"; cat "$body"; } >"$results"
+	rm -f "$body"
+	info "all results (KTAP): ${results#"$TOP"/} (the parser's report: ${results#"$TOP"/}.report); console logs: ${LOGS#"$TOP"/}/"
+	show_timings
+	# No kernel tree, no parser: the source step failed, as recorded.
+	[ -f "$SRC/tools/testing/kunit/kunit_parser.py" ] || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+	python3 "$TOP/scripts/host/parse_console.py" --totals "$results" || rc=1
+	exit "$rc"
+}
+
+main() {
+	local t tests=() late=() needs=() check=0
+	start=$SECONDS
+	export TEST_FLAVOUR
+	TEST_FLAVOUR=$(default_flavour test)
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--flavour) TEST_FLAVOUR=$2; flavour_fragments "$2" >/dev/null; shift 2 ;;
+		--check) check=1; shift ;;
+		--guest) export GUEST=$2; shift 2 ;;
+		--freezer)
+			case $2 in todo | classic) export FREEZER=$2 ;; *) die "--freezer $2: not todo or classic" ;; esac
+			shift 2 ;;
+		# Knobs of the tests that take them (50-stress, smp-full), as the
+		# same word in the environment (make CYCLES= -> --cycles -> CYCLES).
+		--cycles | --hammer | --timeout)
+			[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: not a positive number"
+			export "$(tr a-z A-Z <<<"${1#--}")=$2"
+			shift 2 ;;
+		*) tests+=("$TOP/tests/host/$1.sh"); shift ;;
+		esac
+	done
+	if [ ${#tests[@]} -eq 0 ] && [ -n "${GUEST:-}${FREEZER:-}" ]; then
+		tests=("$TOP/tests/host/40-guest-suite.sh")
+	fi
+	[ ${#tests[@]} -gt 0 ] || tests=("$TOP"/tests/host/[0-9]*.sh)
+	for t in "${tests[@]}"; do
+		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
+	done
+	mkdir -p "$LOGS"
+	: >"$body"
+	: >"$STAGE_TIMES"
+	[ "$check" -eq 1 ] || host_facts
+	timed source tabled "source: build/src with the series" make_needs source || finish
+	[ "$check" -eq 1 ] || kvm_verdict
+	# The report scripts on saved logs: seconds, and no kernel needed.
+	timed check run_tests "$TOP"/tests/check/[0-9]*.sh
+	[ "$check" -eq 0 ] || finish
+	mapfile -t needs < <(sed -n 's/^# needs: //p' "${tests[@]}" | tr -s ' ' '\n' | grep . | sort -u)
+	mapfile -t late < <(grep -l '^# builds: ' "${tests[@]}" || true)
+	mapfile -t tests < <(grep -L '^# builds: ' "${tests[@]}" || true)
+	# Started before the needs: a kernel build leaves a core idle in its
+	# serial steps (linking, kallsyms), which the niced builds take.
+	if [ ${#late[@]} -gt 0 ]; then
+		info "these tests run last, once the kernels they build are built: $(basename -a "${late[@]}" | sed 's/\.sh$//' | paste -sd' ')"
+		start_background_builds "${late[@]}"
+	fi
+	[ ${#needs[@]} -eq 0 ] || timed build tabled "make ${needs[*]} (flavour $TEST_FLAVOUR)" make_needs "${needs[@]}" || finish
+	timed tests run_tests "${tests[@]}" "${late[@]}"
+	finish
+}
+
+main "$@"
