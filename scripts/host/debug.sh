@@ -189,42 +189,71 @@ running_kernels() {
 	echo "${out:-none}"
 }
 
-# debug_qemu: boot the x86_64 flavour under QEMU, halted, with its gdb
-# stub; gdb connects, sets the breakpoints and lets it run; exit.  The
-# console is printed as it comes (and kept in the log); with --batch, gdb's
-# output also in LOG.gdb.  gdb detaches when it quits (QEMU's stub says it
-# attached), and the guest runs on to its end.  Exit: gdb's status, else
-# the guest's (session_wait).
-debug_qemu() {
-	local fn rc=0 guest_rc=0 args
+# debug_qemu_once: boot the x86_64 flavour under QEMU, halted, with its
+# gdb stub; gdb connects, sets the breakpoints and lets it run.  The
+# console is printed as it comes (and kept in the log); with --batch,
+# gdb's output also in LOG.gdb.  gdb detaches when it quits (QEMU's stub
+# says it attached), and the guest runs on to its end.  If KVM fails the
+# guest before its first console line, gdb is told to quit (SIGTERM) and
+# the status is 75 (session_kvm_failed says why).  Status: gdb's, else the
+# guest's (session_wait).
+debug_qemu_once() {
+	local fn rc=0 guest_rc=0 args gdb_cmd
 	args=(--flavour "$flavour" --job "$job" --gdb-stub --no-input --show all --log "$log")
 	# Interactive: as long as you like.
 	if [ -z "$batch" ]; then args+=(--timeout 86400); else args+=(--timeout "$timeout"); fi
 	stage "gdb on ${vmlinux#"$TOP"/} ($flavour, ${SMP_CPUS:-4} vCPUs under QEMU), ${bp} on: $breaks"
 	session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${extra[@]}"
-	gdb_args+=(-ex "target remote $SESSION_GDB_SOCKET")
-	for fn in "${break_fns[@]}"; do gdb_args+=(-ex "$bp $fn"); done
-	gdb_args+=(-ex continue)
-	[ -z "$batch" ] || gdb_args+=(-batch -x "$batch")
-	gdb_args+=("$vmlinux")
-	show_cmd gdb "${gdb_args[@]}"
+	gdb_cmd=("${gdb_args[@]}" -ex "target remote $SESSION_GDB_SOCKET")
+	for fn in "${break_fns[@]}"; do gdb_cmd+=(-ex "$bp $fn"); done
+	gdb_cmd+=(-ex continue)
+	[ -z "$batch" ] || gdb_cmd+=(-batch -x "$batch")
+	gdb_cmd+=("$vmlinux")
+	# The socket's path is this session's alone: it names this gdb.
+	session_on_kvm_failure pkill -TERM -f -- "-ex target remote $SESSION_GDB_SOCKET"
+	show_cmd gdb "${gdb_cmd[@]}"
 	if [ -z "$batch" ]; then
-		gdb "${gdb_args[@]}" || rc=$?
-		# Detached: the guest ends its job in seconds, unless it was left
-		# in a state it cannot leave; then it is stopped.
-		info "gdb has quit; the guest runs on to its end (at most 60 s)"
-		session_wait_line --timeout 60 "^$SESSION_EXIT_TAG" || session_stop
+		gdb "${gdb_cmd[@]}" || rc=$?
+		if ! session_kvm_failed >/dev/null; then
+			# Detached: the guest ends its job in seconds, unless it
+			# was left in a state it cannot leave; then it is stopped.
+			info "gdb has quit; the guest runs on to its end (at most 60 s)"
+			session_wait_line --timeout 60 "^$SESSION_EXIT_TAG" || session_stop
+		fi
 	else
 		info "batch: ${batch#"$TOP"/}, timeout ${timeout}s, console ${log#"$TOP"/}, gdb's output ${log#"$TOP"/}.gdb"
 		# gdb -batch detaches at its end too, taking its breakpoints out.
-		timeout -s INT -k 10 "$timeout" gdb "${gdb_args[@]}" </dev/null \
+		timeout -s INT -k 10 "$timeout" gdb "${gdb_cmd[@]}" </dev/null \
 			> >(stdbuf -oL tr -d '\r' | tee "$log.gdb") 2>&1 || rc=$?
 		case $rc in 124 | 137) rc=124; printf '[%s] error: gdb batch run timed out after %s s\n' "$(ts)" "$timeout" >&2 ;; esac
-		[ "$rc" -eq 0 ] || { session_stop; exit "$rc"; }
+		if [ "$rc" -ne 0 ]; then
+			# gdb may have ended first because KVM's QEMU did: its runner
+			# then ends in a moment, having said why.
+			for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$SESSION_RUNNER" 2>/dev/null && sleep 0.5; done
+			session_kvm_failed >/dev/null || { session_stop; return "$rc"; }
+		fi
 	fi
 	session_wait || guest_rc=$?
+	wait "$SESSION_WATCHER" 2>/dev/null || true
+	[ "$guest_rc" -ne 75 ] || return 75
 	info "console log: ${log#"$TOP"/}"
 	[ "$rc" -ne 0 ] || rc=$guest_rc
+	return "$rc"
+}
+
+# debug_qemu: debug_qemu_once, and once more under TCG, gdb too, if KVM
+# failed the guest (the probe passed, the kernel did not boot); exit with
+# its status.  SMP_ACCEL=kvm forces KVM: then a failure is the end.
+debug_qemu() {
+	local rc=0 why
+	debug_qemu_once || rc=$?
+	if [ "$rc" -eq 75 ] && why=$(session_kvm_failed); then
+		info "KVM failed the guest under gdb ($why); decided: restart the guest and gdb under TCG"
+		export SMP_ACCEL_PROBED=tcg
+		log=${log%.log}-tcg.log
+		rc=0
+		debug_qemu_once || rc=$?
+	fi
 	exit "$rc"
 }
 

@@ -9,23 +9,39 @@
 # keeps the KVM console as LOG.kvm, and the guest job passes.  With
 # SMP_ACCEL=kvm forcing KVM the aborting case fails: the fallback is what
 # makes it pass.
+# A third QEMU runs the probe guest (under TCG, so that it passes on any
+# host) but hangs for a Linux kernel under -accel kvm, as the Intel host
+# with kvm_pvm did before the probe ran 64-bit code: there the probe
+# passes, and make debug FLAVOUR=smp, whose gdb loses the guest, restarts
+# the guest and gdb under TCG and stops at its breakpoint.
 # needs: initramfs
 # builds: make build FLAVOUR=smp
+# builds: make build FLAVOUR=smp-debug
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../../scripts/host/lib/qemu.sh"
 
 tmp=$(scratch)
 real=$(command -v "$QEMU") || { fail "kvm fallback: $QEMU is installed"; exit 0; }
 
-# broken_qemu MODE: a directory whose qemu-system-x86_64 is broken so.
+# broken_qemu MODE: a directory whose qemu-system-x86_64 is broken so:
+# abort, hang, or hang-linux (runs the probe guest, under TCG).
 broken_qemu() {
 	mkdir -p "$tmp/$1"
 	cat >"$tmp/$1/$QEMU" <<-EOF
-		#!/bin/sh
+		#!/bin/bash
 		# KVM broken on purpose ($1) for tests/host/92-kvm-fallback.sh.
 		case " \$* " in
 		*" -accel kvm "*)
-		    [ $1 = hang ] && exec sleep 100000
+		    case $1 in
+		    hang) exec sleep 100000 ;;
+		    hang-linux)
+		        [[ " \$* " == *"/probe.elf "* ]] || exec sleep 100000
+		        args=("\$@")
+		        for i in "\${!args[@]}"; do
+		            case \${args[i]} in kvm) args[i]=tcg ;; host) args[i]=max ;; esac
+		        done
+		        exec $real "\${args[@]}" ;;
+		    esac
 		    echo "$QEMU: error: failed to set MSR 0x10a to 0x69" >&2
 		    echo "$QEMU: ../../target/i386/kvm/kvm.c:3183: kvm_buf_set_msrs: Assertion failed." >&2
 		    kill -ABRT \$\$ ;;
@@ -93,5 +109,28 @@ if [ "$rc" -ne 0 ] && [ ! -f "$log.kvm" ]; then
 		"KVM: not probed; SMP_ACCEL=kvm forces -accel kvm" "without reporting its status"
 else
 	fail "kvm fallback: SMP_ACCEL=kvm forces KVM, with no fallback (runner exit $rc)" "$tmp/boot-forced"
+fi
+
+# hang-linux: the probe passes, so every boot pays the first-line timeout
+# and falls back; under gdb, gdb is restarted with the guest.
+with_broken hang-linux bash -c '. "$1/scripts/host/lib/qemu.sh"; qemu_decide_accel' _ "$TOP" \
+	>"$tmp/probe-hang-linux" 2>&1 || true
+expect "kvm fallback: a QEMU that runs the probe but hangs Linux passes the probe" "$tmp/probe-hang-linux" \
+	"KVM: usable \(a probe guest ran 10\^7 iterations in 64-bit long mode"
+if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp-debug >"$LOGS/kvm-fallback-build-debug.log" 2>&1; then
+	fail "kvm fallback: kernel 'smp-debug' builds" "$LOGS/kvm-fallback-build-debug.log"
+else
+	printf '%s\n' 'p $lx_current().comm' >"$tmp/batch.gdb"
+	with_broken hang-linux make -C "$TOP" --no-print-directory debug FLAVOUR=smp BATCH="$tmp/batch.gdb" \
+		TIMEOUT=900 >"$tmp/debug-hang-linux" 2>&1 && rc=0 || rc=$?
+	name="kvm fallback: make debug FLAVOUR=smp whose guest KVM hangs restarts the guest and gdb under TCG"
+	if [ "$rc" -eq 0 ]; then
+		expect "$name" "$tmp/debug-hang-linux" "KVM: usable" \
+			"warning: KVM failed the guest \(no console output in 10 s; console: .*\.kvm\); gdb lost it" \
+			"KVM failed the guest under gdb \(.*\); decided: restart the guest and gdb under TCG" \
+			"-accel tcg" 'hit Breakpoint 1, todo_freeze_task' '^\$1 = "' '^TODO-EXIT: 0$'
+	else
+		fail "$name (exit $rc)" "$tmp/debug-hang-linux"
+	fi
 fi
 rm -rf "$tmp"

@@ -50,6 +50,7 @@ session_start() {
 	case $show in all | guest | none) ;; *) die "--show takes all, guest or none, not '$show'" ;; esac
 	mkdir -p "$SESSION_DIR"
 	SESSION_UMID=todo-$job-$$
+	rm -f "$SESSION_DIR/$SESSION_UMID.kvm-failed"
 	[ "$gdb_stub" -eq 0 ] || [ "$SESSION_ARCH" != um ] ||
 		die "--gdb-stub is QEMU's: the $SESSION_FLAVOUR flavour is UML" "run gdb on UML itself: --wrap gdb (scripts/host/debug.sh)"
 	if [ "$SESSION_ARCH" = um ]; then
@@ -120,14 +121,18 @@ session_runner() {
 	shift
 	session_boot_once "$job" "$timeout" "$show" -- "${wrap[@]}" "$@"
 	# KVM that the probe let through can still fail this kernel (scripts/
-	# qemu.sh): boot it again, once, under TCG; not under gdb, whose
-	# connection went with the first QEMU.
-	if [ -n "$SESSION_KVM_WHY" ] && [ -n "$SESSION_GDB_SOCKET" ]; then
-		printf '[%s] error: KVM failed the guest (%s; console: %s); gdb lost it: run again under TCG with SMP_ACCEL=tcg\n' \
-			"$(ts)" "$SESSION_KVM_WHY" "${log#"$TOP"/}" >&2
-		exit 1
-	elif [ -n "$SESSION_KVM_WHY" ]; then
+	# host/lib/qemu.sh): boot it again, once, under TCG.  Under gdb the
+	# connection went with the first QEMU: say so in the session's file
+	# that session_kvm_failed reads, and leave the restart of both to
+	# gdb's caller (scripts/host/debug.sh).
+	if [ -n "$SESSION_KVM_WHY" ]; then
 		mv "$log" "$log.kvm"
+		if [ -n "$SESSION_GDB_SOCKET" ]; then
+			printf '%s; console: %s\n' "$SESSION_KVM_WHY" "${log#"$TOP"/}.kvm" >"$SESSION_DIR/$SESSION_UMID.kvm-failed"
+			printf '[%s] warning: KVM failed the guest (%s; console: %s); gdb lost it\n' \
+				"$(ts)" "$SESSION_KVM_WHY" "${log#"$TOP"/}.kvm" >&2
+			exit 75
+		fi
 		printf '[%s] warning: KVM failed the guest (%s; console: %s); booting it again under TCG\n' \
 			"$(ts)" "$SESSION_KVM_WHY" "${log#"$TOP"/}.kvm" >&2
 		SESSION_ACCEL=tcg
@@ -330,10 +335,29 @@ session_send() { printf '%s\n' "$1" >"$SESSION_DIR/$SESSION_UMID.input"; }
 
 # session_wait: wait for the end; return the exit status: the guest's (its
 # TODO-EXIT line), 124 timeout, 125 no exit line, 126 host processes left
-# behind; the started program's own with --terminal or --wrapper-status.
+# behind, 75 KVM failed a guest under gdb (session_kvm_failed); the started
+# program's own with --terminal or --wrapper-status.
 session_wait() {
 	[ -n "$SESSION_STATUS" ] || { SESSION_STATUS=0; wait "$SESSION_RUNNER" || SESSION_STATUS=$?; }
 	return "$SESSION_STATUS"
+}
+
+# session_kvm_failed: true if KVM failed the last session under gdb
+# (--gdb-stub) before its first console line, with the reason and the
+# kept console on stdout.  Its runner exits 75 then.
+session_kvm_failed() { cat "$SESSION_DIR/$SESSION_UMID.kvm-failed" 2>/dev/null; }
+
+# session_on_kvm_failure CMD...: in the background, once the session's
+# runner has ended, run CMD if KVM failed the guest (session_kvm_failed);
+# its pid in SESSION_WATCHER.  For the gdb that the dead guest leaves
+# waiting.
+session_on_kvm_failure() {
+	local runner=$SESSION_RUNNER
+	{
+		while kill -0 "$runner" 2>/dev/null; do sleep 0.5; done
+		! session_kvm_failed >/dev/null || "$@"
+	} &
+	SESSION_WATCHER=$!
 }
 
 # session_stop: end the session now, and a kernel its wrapper left running
