@@ -19,7 +19,7 @@ WALK = [("race_walk_hold", "fn == race_a_fn"), ("race_cancel", None),
         ("race_free_block", "b->name[0] == 'B'"),
         ("race_report_use_after_free", None), ("race_b_fn", None)]
 THAW = [("todo_thaw_race_hold", None), ("todo_thaw_begin", "thaw_hold_task != 0"),
-        ("__thaw_task", "p == thaw_hold_task")]
+        ("todo_frozen_wake", "wait->private == thaw_hold_task")]
 # Stops per race: walk 2005 and today, 4 each; thaw sb and fixed, 3 each.
 STOPS = {"walk": 8, "thaw": 6}
 
@@ -219,7 +219,7 @@ def thaw_hold():
         say("%s today's way: store (S1), then load (L1) under freezer_lock" % woke)
         say("S1 done: __state = 0x%x (%s); L1 not yet: gen = %s, todo_user.gen = %d"
             % (state, "TASK_FROZEN" if state & TASK_FROZEN else "running", gen, cur))
-    say("held in todo_thaw_race_hold() until the thaw has walked every task; %s" % others())
+    say("held in todo_thaw_race_hold() until the thaw has woken the frozen tasks; %s" % others())
 
 
 def thaw_begin():
@@ -231,21 +231,22 @@ def thaw_begin():
 
 
 def thaw_task():
-    header("__thaw_task")
-    p = value("p")
+    header("todo_frozen_wake")
+    p = value("(struct task_struct *)wait->private")
     state = int(p["__state"])
     if state & TASK_FROZEN:
         verdict = "frozen(p) is true: it wakes %s" % comm(p)
     else:
         verdict = "frozen(p) is false: no wake-up for %s, which has yet to store TASK_FROZEN" % comm(p)
-    say("L2: reads %s's state under freezer_lock: __state = 0x%x; %s" % (comm(p), state, verdict))
+    say("L2: the thaw's one broadcast on todo_user.frozen_wq reaches %s and reads its state: "
+        "__state = 0x%x; %s" % (comm(p), state, verdict))
     say("meanwhile: %s" % others())
 
 
 NARRATE = {"race_walk_hold": walk_hold, "race_cancel": walk_cancel,
            "race_free_block": walk_free, "race_report_use_after_free": walk_uaf,
            "race_b_fn": walk_b_runs, "todo_thaw_race_hold": thaw_hold,
-           "todo_thaw_begin": thaw_begin, "__thaw_task": thaw_task}
+           "todo_thaw_begin": thaw_begin, "todo_frozen_wake": thaw_task}
 
 
 def narrate():

@@ -26,7 +26,7 @@ timeline.dat columns (times in microseconds):
          back in user space): segments from t0_us to t1_us
   phase  freeze: since the freeze began (freeze_processes());
          thaw: since the thaw began (thaw_processes())
-  how    item, checkpoint, in_place, refrigerator; "-" if none
+  how    item, in_place, refrigerator; "-" if none
   color  the lane's colour for how it was frozen, as an integer 0xRRGGBB
 """
 import argparse
@@ -39,14 +39,12 @@ import sys
 FREEZERS = ('todo', 'classic')
 HOW_COLORS = {
     'item': 0xd62728,          # ran its todo freeze item
-    'checkpoint': 0x9467bd,    # todo freezer, at try_to_freeze()
     'in_place': 0x2ca02c,      # asleep: frozen by the freezing task
     'refrigerator': 0x1f77b4,  # classic freezer
     '-': 0x7f7f7f,
 }
 HOW_TEXT = {
     'item': 'frozen by its todo item',
-    'checkpoint': 'frozen at a checkpoint',
     'in_place': 'frozen in place',
     'refrigerator': 'frozen in the refrigerator',
 }

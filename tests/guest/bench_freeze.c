@@ -509,8 +509,8 @@ static void print_how(const char *kind, int n, const char *freezer, int rep)
 
 	if (read_frozen_by(&fb))
 		return;
-	printf("BENCH how kind=%s n=%d freezer=%s rep=%d item=%d checkpoint=%d in_place=%d refrigerator=%d\n",
-	       kind, n, freezer, rep, fb.item, fb.checkpoint, fb.in_place, fb.refrigerator);
+	printf("BENCH how kind=%s n=%d freezer=%s rep=%d item=%d in_place=%d refrigerator=%d\n",
+	       kind, n, freezer, rep, fb.item, fb.in_place, fb.refrigerator);
 }
 
 /*

@@ -32,6 +32,10 @@
 #define KNOB_STUCK_KTHREAD	KNOB_DIR "/stuck_kthread_ms"
 /* Write N: a freezable kthread "todo_napper" sleeps up to N ms, D state. */
 #define KNOB_NAPPING_KTHREAD	KNOB_DIR "/napping_kthread_ms"
+/* Write N: a freezable kthread "todo_ticker" meets a checkpoint every tick. */
+#define KNOB_TICKING_KTHREAD	KNOB_DIR "/ticking_kthread_ms"
+/* "none", "user", "kthreads", "all": whose todo freeze items do nothing. */
+#define KNOB_ITEM_OFF		KNOB_DIR "/item_off"
 #define TRACING			"/sys/kernel/tracing"
 /* The kernel's own times of the last freeze (CONFIG_FREEZER_BENCH). */
 #define FREEZER_BENCH_LAST	"/sys/kernel/debug/freezer_bench/last"
@@ -148,7 +152,7 @@ static inline long long frozen_ns(const struct freeze_window *w)
 
 /* How the user tasks of the last freeze were frozen (freezer:task_frozen). */
 struct frozen_by {
-	int item, checkpoint, in_place, refrigerator;
+	int item, in_place, refrigerator;
 	/* Tasks of the freeze before still leaving their wait; -1: not shown. */
 	int still_leaving;
 };
@@ -164,9 +168,8 @@ static inline int read_frozen_by(struct frozen_by *fb)
 	if (n < 0)
 		return n;
 	fb->still_leaving = -1;
-	if (sscanf(buf, "user: item=%d checkpoint=%d in_place=%d refrigerator=%d still_leaving=%d",
-		   &fb->item, &fb->checkpoint, &fb->in_place, &fb->refrigerator,
-		   &fb->still_leaving) < 4)
+	if (sscanf(buf, "user: item=%d in_place=%d refrigerator=%d still_leaving=%d",
+		   &fb->item, &fb->in_place, &fb->refrigerator, &fb->still_leaving) < 3)
 		return -EPROTO;
 	return 0;
 }

@@ -460,14 +460,15 @@ TEST_F(scen, threads_of_a_multithreaded_process_all_freeze)
 
 	/*
 	 * The threads sleep in poll(), which is not freezable: the todo
-	 * freezer wakes them and each runs its item (or meets a checkpoint
-	 * first); the classic one sends them to the refrigerator.
+	 * freezer wakes them and each runs its item; the classic one sends
+	 * them to the refrigerator.
 	 */
 	ASSERT_EQ(0, read_frozen_by(&fb)) TH_LOG("no %s", FROZEN_BY);
-	TH_LOG("user tasks frozen: %d by their item, %d at a checkpoint, %d in place, %d in the refrigerator",
-	       fb.item, fb.checkpoint, fb.in_place, fb.refrigerator);
+	TH_LOG("user tasks frozen: %d by their item, %d in place, %d in the refrigerator",
+	       fb.item, fb.in_place, fb.refrigerator);
 	if (freezer_is("todo")) {
-		EXPECT_GE(fb.item + fb.checkpoint, NR_THREADS);
+		EXPECT_GE(fb.item, NR_THREADS);
+		EXPECT_EQ(0, fb.refrigerator);
 	} else {
 		EXPECT_GE(fb.refrigerator, NR_THREADS);
 	}
@@ -532,14 +533,14 @@ TEST_F(scen, freeze_right_after_a_thaw_freezes_the_tasks_still_leaving)
 	ASSERT_EQ(0, ret[0]) TH_LOG("the first freeze failed");
 	ASSERT_EQ(0, ret[1]) TH_LOG("the freeze right after the thaw failed");
 	ASSERT_EQ(0, read_frozen_by(&fb)) TH_LOG("no %s", FROZEN_BY);
-	TH_LOG("second freeze: item=%d checkpoint=%d in_place=%d refrigerator=%d still_leaving=%d",
-	       fb.item, fb.checkpoint, fb.in_place, fb.refrigerator, fb.still_leaving);
+	TH_LOG("second freeze: item=%d in_place=%d refrigerator=%d still_leaving=%d",
+	       fb.item, fb.in_place, fb.refrigerator, fb.still_leaving);
 	if (freezer_is("todo")) {
 		if (sysconf(_SC_NPROCESSORS_ONLN) == 1)
 			EXPECT_GT(fb.still_leaving, 0)
 				TH_LOG("no task of the first freeze was still leaving when the second began: the thaw waited for them");
 		/* Each left its wait, so the second freeze counted it again. */
-		EXPECT_GE(fb.item + fb.checkpoint + fb.in_place, NR_THREADS)
+		EXPECT_GE(fb.item + fb.in_place, NR_THREADS)
 			TH_LOG("the second freeze froze fewer user tasks than the %d threads",
 			       NR_THREADS);
 	} else {
@@ -734,8 +735,8 @@ TEST_F(scen, nanosleep_keeps_its_full_time_across_a_freeze)
 		       (w.frozen_at_ns - sh->started_ns) / 1e6);
 	/* Both freezers freeze a freezable sleeper where it sleeps. */
 	ASSERT_EQ(0, read_frozen_by(&fb)) TH_LOG("no %s", FROZEN_BY);
-	TH_LOG("user tasks frozen: %d by their item, %d at a checkpoint, %d in place, %d in the refrigerator",
-	       fb.item, fb.checkpoint, fb.in_place, fb.refrigerator);
+	TH_LOG("user tasks frozen: %d by their item, %d in place, %d in the refrigerator",
+	       fb.item, fb.in_place, fb.refrigerator);
 	EXPECT_GE(fb.in_place, 1);
 
 	status = reap_within(self->child[0], 5000);
@@ -1506,9 +1507,104 @@ TEST_F(scen, stuck_kernel_thread_fails_the_freeze_with_ebusy)
 	EXPECT_EQ(0, freeze(_metadata)) TH_LOG("the next freeze failed");
 }
 
+/*
+ * Under freezer=todo the freeze item is what freezes a task: with the items
+ * of user tasks turned off (item_off), a task spinning in user space is
+ * kicked into its checkpoint on every pass and never frozen, and the
+ * freeze fails, naming it.  The classic freezer queues no item: the knob
+ * changes nothing for it, and the same freeze succeeds.
+ */
+TEST_F(scen, freeze_item_is_what_freezes_a_user_task)
+{
+	if (access(KNOB_ITEM_OFF, W_OK))
+		SKIP(return, "no %s (CONFIG_TODO_FREEZER_TEST)", KNOB_ITEM_OFF);
+	ASSERT_EQ(0, save_and_set(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout,
+				  sizeof(self->saved_freeze_timeout), REFUSE_TIMEOUT_MS));
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0) {
+		prctl(PR_SET_NAME, "item_spinner");
+		for (;;)
+			sh->iters[0]++;
+	}
+	ASSERT_TRUE(wait_state(self->child[0], 'R'));
+	ASSERT_EQ(0, write_str(KNOB_ITEM_OFF, "user"));
+	if (freezer_is("todo")) {
+		int tasks = -1, wq_busy = -1, tried_ms = -1;
+		long long took;
+		char *log;
+
+		dmesg_clear();
+		EXPECT_EQ(-EBUSY, freeze_timed(_metadata, &took))
+			TH_LOG("a todo freeze froze user space with every freeze item turned off");
+		log = dmesg_read();
+		ASSERT_NE(NULL, log);
+		EXPECT_NE(NULL, parse_freeze_failure(log, "user space processes", &tried_ms,
+						     &tasks, &wq_busy));
+		EXPECT_GE(tasks, 1);
+		EXPECT_TRUE(log_reports_task(log, "item_spinner", self->child[0], 'R') ||
+			    log_reports_task(log, "item_spinner", self->child[0], 'S'))
+			TH_LOG("the kernel log does not name item_spinner, pid %d", self->child[0]);
+		if (_metadata->exit_code != KSFT_PASS)
+			log_kernel_lines(log, NULL, 40);
+		free(log);
+	} else {
+		EXPECT_EQ(0, freeze(_metadata)) TH_LOG("item_off changed the classic freezer");
+	}
+	ASSERT_EQ(0, write_str(KNOB_ITEM_OFF, "none"));
+	EXPECT_EQ(0, freeze(_metadata)) TH_LOG("the freeze with the items back failed");
+}
+
+/*
+ * The same for a kernel thread: "todo_ticker" meets its checkpoint every
+ * tick and sleeps interruptibly, not freezably, so only its freeze item
+ * can freeze it under freezer=todo; with kernel threads' items off, the
+ * second step of the freeze fails and names it.
+ */
+TEST_F(scen, freeze_item_is_what_freezes_a_kernel_thread)
+{
+	int count;
+	pid_t pid;
+
+	if (access(KNOB_ITEM_OFF, W_OK) || access(KNOB_TICKING_KTHREAD, W_OK))
+		SKIP(return, "no %s (CONFIG_TODO_FREEZER_TEST)", KNOB_ITEM_OFF);
+	find_kthread("todo_ticker", &count);
+	ASSERT_EQ(0, count) TH_LOG("a todo_ticker thread is left from before");
+	ASSERT_EQ(0, save_and_set(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout,
+				  sizeof(self->saved_freeze_timeout), REFUSE_TIMEOUT_MS));
+	pid = start_knob_kthread(KNOB_TICKING_KTHREAD, "todo_ticker", 4 * REFUSE_MS);
+	ASSERT_NE(0, pid) TH_LOG("no todo_ticker thread");
+	ASSERT_EQ(0, write_str(KNOB_ITEM_OFF, "kthreads"));
+	if (freezer_is("todo")) {
+		int tasks = -1, wq_busy = -1, tried_ms = -1;
+		char *log;
+
+		dmesg_clear();
+		EXPECT_EQ(-EBUSY, freeze(_metadata))
+			TH_LOG("a todo freeze froze the kernel threads with their freeze items turned off");
+		log = dmesg_read();
+		ASSERT_NE(NULL, log);
+		EXPECT_NE(NULL, parse_freeze_failure(log, "remaining freezable tasks", &tried_ms,
+						     &tasks, &wq_busy));
+		EXPECT_GE(tasks, 1);
+		EXPECT_TRUE(log_reports_task(log, "todo_ticker", pid, 'S') ||
+			    log_reports_task(log, "todo_ticker", pid, 'R'))
+			TH_LOG("the kernel log does not name todo_ticker, pid %d", pid);
+		if (_metadata->exit_code != KSFT_PASS)
+			log_kernel_lines(log, NULL, 40);
+		free(log);
+	} else {
+		EXPECT_EQ(0, freeze(_metadata)) TH_LOG("item_off changed the classic freezer");
+	}
+	ASSERT_EQ(0, write_str(KNOB_ITEM_OFF, "none"));
+	EXPECT_EQ(0, freeze(_metadata)) TH_LOG("the freeze with the items back failed");
+	EXPECT_TRUE(kthread_gone_by(pid, "todo_ticker", now_ns() + (4 * REFUSE_MS + 2000) * 1000000LL))
+		TH_LOG("todo_ticker did not exit");
+}
+
 /* The settings this program changes, restored when it exits. */
 static struct saved_setting settings[] = {
-	{ .path = PM_FREEZE_TIMEOUT }, { .path = HUNG_TIMEOUT },
+	{ .path = PM_FREEZE_TIMEOUT }, { .path = KNOB_ITEM_OFF }, { .path = HUNG_TIMEOUT },
 	{ .path = HUNG_INTERVAL }, { .path = HUNG_WARNINGS },
 };
 

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../../scripts/host/lib/tracedat.sh"
 
-HOWS=(item checkpoint in_place refrigerator)
+HOWS=(item in_place refrigerator)
 tmp=$(scratch)
 log=$LOGS/trace-dat.log
 tracecmd_check

@@ -88,11 +88,11 @@ check_bench_out() {
 	# freezer never runs a todo item and the todo freezer never the refrigerator.
 	name="$prefix: how.csv says how each kind's tasks were frozen, per freezer"
 	c=$out/how.csv
-	if header_is "$c" "kind,n,freezer,reps,item,checkpoint,in_place,refrigerator,item_share"; then
+	if header_is "$c" "kind,n,freezer,reps,item,in_place,refrigerator,item_share"; then
 		missing=""
 		for k in "${KINDS[@]}"; do
-			grep -qE "^$k,10,todo,$REPS,[0-9.]+,[0-9.]+,[0-9.]+,0,[0-9.]+\$" "$c" || missing+=" $k/todo"
-			grep -qE "^$k,10,classic,$REPS,0,0,[0-9.]+,[0-9.]+,0\.00\$" "$c" || missing+=" $k/classic"
+			grep -qE "^$k,10,todo,$REPS,[0-9.]+,[0-9.]+,0,[0-9.]+\$" "$c" || missing+=" $k/todo"
+			grep -qE "^$k,10,classic,$REPS,0,[0-9.]+,[0-9.]+,0\.00\$" "$c" || missing+=" $k/classic"
 		done
 		if [ -z "$missing" ]; then pass "$name"; else fail "$name (missing or wrong:$missing)" "$c"; fi
 	else
