@@ -10,10 +10,11 @@
 # SMP_ACCEL=kvm forcing KVM the aborting case fails: the fallback is what
 # makes it pass.
 # A third QEMU runs the probe guest (under TCG, so that it passes on any
-# host) but hangs for a Linux kernel under -accel kvm, as the Intel host
-# with kvm_pvm did before the probe ran 64-bit code: there the probe
-# passes, and make debug FLAVOUR=smp, whose gdb loses the guest, restarts
-# the guest and gdb under TCG and stops at its breakpoint.
+# host) but, for a Linux kernel under -accel kvm, a guest that prints
+# nothing, with QEMU and its gdb stub up, as the Intel host with kvm_pvm
+# did before the probe ran 64-bit code: there the probe passes, and make
+# debug FLAVOUR=smp, whose gdb loses the guest, restarts the guest and
+# gdb under TCG and stops at its breakpoint.
 # needs: initramfs
 # builds: make build FLAVOUR=smp
 # builds: make build FLAVOUR=smp-debug
@@ -23,10 +24,23 @@
 tmp=$(scratch)
 real=$(command -v "$QEMU") || { fail "kvm fallback: $QEMU is installed"; exit 0; }
 
+# A multiboot kernel that prints nothing and halts: what QEMU runs in
+# place of a Linux kernel in the hang-linux mode, so that QEMU itself runs
+# (with its gdb stub) and the guest stays silent, as on the kvm_pvm host.
+hang_kernel() {
+	[ -f "$tmp/hang.elf" ] && return 0
+	printf '%s\n' '.section .multiboot, "a"' '.align 4' '.long 0x1badb002, 0, -0x1badb002' \
+		'.text' '.code32' '.globl _start' '_start: cli' '1: hlt' 'jmp 1b' >"$tmp/hang.S"
+	as --32 -o "$tmp/hang.o" "$tmp/hang.S" &&
+		ld -m elf_i386 -n -Ttext=0x100000 -e _start -o "$tmp/hang.elf" "$tmp/hang.o"
+}
+
 # broken_qemu MODE: a directory whose qemu-system-x86_64 is broken so:
-# abort, hang, or hang-linux (runs the probe guest, under TCG).
+# abort, hang (QEMU prints nothing and never exits), or hang-linux (runs
+# the probe guest, under TCG, but a silent kernel in place of Linux).
 broken_qemu() {
 	mkdir -p "$tmp/$1"
+	[ "$1" != hang-linux ] || hang_kernel
 	cat >"$tmp/$1/$QEMU" <<-EOF
 		#!/bin/bash
 		# KVM broken on purpose ($1) for tests/host/92-kvm-fallback.sh.
@@ -35,10 +49,13 @@ broken_qemu() {
 		    case $1 in
 		    hang) exec sleep 100000 ;;
 		    hang-linux)
-		        [[ " \$* " == *"/probe.elf "* ]] || exec sleep 100000
 		        args=("\$@")
 		        for i in "\${!args[@]}"; do
-		            case \${args[i]} in kvm) args[i]=tcg ;; host) args[i]=max ;; esac
+		            case \${args[i]} in
+		            kvm) args[i]=tcg ;;
+		            host) args[i]=max ;;
+		            */bzImage) args[i]=$tmp/hang.elf ;;
+		            esac
 		        done
 		        exec $real "\${args[@]}" ;;
 		    esac
