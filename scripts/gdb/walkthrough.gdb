@@ -40,7 +40,7 @@ continue
 # Only freeze_me's own schedule(): compare UML's current task pointer
 # (cpu_tasks[0].task), a plain read, not $lx_current().comm, which runs
 # Python at every schedule() of every task.
-set $freeze_me = $lx_current()
+set $freeze_me = &$lx_current()
 tbreak schedule if cpu_tasks[0].task == $freeze_me
 continue
 bt 3
@@ -54,11 +54,11 @@ continue
 lx-frozen frozen freezing
 lx-todo
 continue
-tbreak wake_up_state if $_streq(p->comm, "freeze_me") && state == 0x8000
+tbreak todo_frozen_wake if $_streq(((struct task_struct *)wait->private)->comm, "freeze_me")
 continue
-bt 3
+bt 8
 p todo_user.gen
-p/x p->__state
+p/x ((struct task_struct *)wait->private)->__state
 # 5. After the thaw, which does not wait for the tasks it woke:
 # suspend_finish() calls the PM notifiers once thaw_processes() has
 # returned, and freeze_me leaves its wait (freezer_bench_left() is called

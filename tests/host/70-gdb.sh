@@ -25,7 +25,7 @@ between() { awk -v from="$2" -v to="$3" 'on && $0 ~ to { exit } on; $0 ~ from { 
 # 1. The walkthrough: stop at freeze_processes, single-step to freeze_me's
 # freeze item, through thaw.
 out=$tmp/walkthrough
-# 300 s: its conditional breakpoints on schedule() and wake_up_state()
+# 300 s: its conditional breakpoints on schedule() and todo_frozen_wake()
 # stop the kernel at every call; one CI run ran out of 150 s there.
 debug --breaks freeze_processes --batch "$TOP/scripts/gdb/walkthrough.gdb" --timeout 300 \
 	>"$out" 2>&1 && rc=0 || rc=$?
@@ -69,20 +69,20 @@ between "$out" '[Bb]reakpoint [0-9]+, schedule' '^[+]delete' >"$tmp/frozen"
 expect "$name" "$tmp/frozen" '^frozen +[0-9]+ +0 freeze_me +todo wait \(todo_refrigerator\)$' \
 	'^freezer: todo; freezer_active=1 pm_freezing=1 '
 
-name="gdb: the thaw wakes freeze_me in its walk (__thaw_task), after ending the generation"
-between "$out" '[Bb]reakpoint [0-9]+, wake_up_state' '^[+]break freezer_bench_left' >"$tmp/woken"
-expect "$name" "$tmp/woken" ' in __thaw_task \(' ' in thaw_processes \(' '^\$[0-9]+ = 1$' '^\$[0-9]+ = 0x8000$'
+name="gdb: the thaw wakes freeze_me with its one broadcast (todo_frozen_wake), after ending the generation"
+between "$out" '[Bb]reakpoint [0-9]+, todo_frozen_wake' '^[+]break freezer_bench_left' >"$tmp/woken"
+expect "$name" "$tmp/woken" ' in todo_thaw_begin \(' ' in thaw_processes \(' '^\$[0-9]+ = 2$' '^\$[0-9]+ = 0x8000$'
 
 name="gdb: freeze_me leaves the todo wait in todo_refrigerator()"
 between "$out" 'Breakpoint [0-9]+, freezer_bench_left' '^[+]continue' >"$tmp/left"
 expect "$name" "$tmp/left" '^\$[0-9]+ = "freeze_me\\000' ' in todo_refrigerator \('
 
-# The thaw ended generation 0 of both classes; it does not wait for the
+# The thaw ended generation 1 of both classes; it does not wait for the
 # woken tasks, so some may still be counted in the wait.
 name="gdb: after the thaw nothing is queued, nothing frozen, both generations ended"
 after "$out" 'Breakpoint [0-9]+([.][0-9]+)?, pm_notifier_call_chain' >"$tmp/thawed"
 expect "$name" "$tmp/thawed" '^0 item\(s\) pending on 0 task\(s\)$' '^0 frozen, 0 freezing, ' \
-	'todo waits: user [0-9]+ in the wait, generation 1; kthreads [0-9]+ in the wait, generation 1$'
+	'todo waits: user [0-9]+ in the wait, 0 in place, 0 items to run, generation 2; kthreads [0-9]+ in the wait, 0 in place, 0 items to run, generation 2$'
 
 # 2. Attach to a running ./linux, stop in freeze_me, detach: the guest
 # must then finish its freeze and thaw (no "Kernel mode signal 5").

@@ -4,7 +4,7 @@
 # and todo_thaw_begin, so the first one is hit without typing anything).
 #
 # The chosen task is a subshell named "freeze_me", blocked in read() on a
-# FIFO: the freezer queues its freeze item, TIF_NOTIFY_SIGNAL takes it out
+# FIFO: the freezer queues its freeze item, the fake signal takes it out
 # of read(), it runs todo_freeze_self() on its way back to user space and
 # waits frozen until the thaw; then read() is restarted.  pm_test=freezer
 # ends the suspend right after the freeze (pm_test_delay seconds later).
