@@ -222,16 +222,22 @@ def thaw_hold():
     say("held in todo_thaw_race_hold() until the thaw has woken the frozen tasks; %s" % others())
 
 
+# todo_user.gen when the thaw began (step todo_thaw_begin), for step L2.
+gen_at_thaw = None
+
+
 def thaw_begin():
+    global gen_at_thaw
     header("todo_thaw_begin")
-    before = int(value("todo_user.gen"))
-    finish()
-    say("S2: the thaw ends the generation under freezer_lock: todo_user.gen %d -> %d"
-        % (before, int(value("todo_user.gen"))))
+    gen_at_thaw = int(value("todo_user.gen"))
+    say("todo_user.gen = %d; the thaw ends it under freezer_lock (S2), then wakes the "
+        "frozen tasks with one broadcast" % gen_at_thaw)
 
 
 def thaw_task():
     header("todo_frozen_wake")
+    say("S2: the thaw ends the generation under freezer_lock: todo_user.gen %s -> %d"
+        % (gen_at_thaw, int(value("todo_user.gen"))))
     p = value("(struct task_struct *)wait->private")
     state = int(p["__state"])
     if state & TASK_FROZEN:
@@ -276,7 +282,13 @@ def main():
         if narrate():
             left -= 1
         if left > 0:
-            gdb.execute("continue", to_string=True)
+            try:
+                gdb.execute("continue", to_string=True)
+            except gdb.error as e:
+                # The guest is gone (QEMU ended: a KVM that failed it, whose
+                # caller restarts guest and gdb under TCG, or a timeout).
+                gdb.write("\nrace lab: gdb lost the guest after %d steps (%s)\n" % (step, e))
+                return
     gdb.execute("delete")
     gdb.write("\nrace lab: %d steps narrated; gdb detaches, the guest prints its verdicts\n" % step)
 

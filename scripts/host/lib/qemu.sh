@@ -23,7 +23,9 @@ QEMU=qemu-system-x86_64
 # nothing after this many seconds is taken as KVM failing.
 QEMU_FIRST_LINE_TIMEOUT=${SMP_KVM_FIRST_LINE_TIMEOUT:-30}
 QEMU_FIRST_LINE='^Linux version '
-QEMU_PROBE_LINE='kvm-probe: guest running'
+# The probe's last line: all of it, so that no other probe (an older
+# 32-bit one, which printed "kvm-probe: guest running") can pass.
+QEMU_PROBE_LINE='kvm-probe: guest running: 10^7 iterations done in long mode'
 # A CPU that runs the guest ends the probe in milliseconds, TCG in 0.2 s.
 QEMU_PROBE_TIMEOUT=${SMP_KVM_PROBE_TIMEOUT:-5}
 
@@ -66,9 +68,12 @@ qemu_kvm_failure() {
 qemu_probe_run() {
 	local src=$TOP/scripts/kvm-probe/probe.S dir=$BUILD/kvm-probe status=0
 	mkdir -p "$dir" "$LOGS"
-	if [ ! "$dir/probe.elf" -nt "$src" ]; then
+	# Assembled again whenever the source differs from the one it was
+	# made from (kept beside it), whatever the files' times.
+	if [ ! -f "$dir/probe.elf" ] || ! cmp -s "$src" "$dir/probe.S"; then
 		as --32 -o "$dir/probe.o" "$src" &&
-			ld -m elf_i386 -n -Ttext=0x100000 -e _start -o "$dir/probe.elf" "$dir/probe.o" ||
+			ld -m elf_i386 -n -Ttext=0x100000 -e _start -o "$dir/probe.elf" "$dir/probe.o" &&
+			cp "$src" "$dir/probe.S" ||
 			die "cannot assemble the KVM probe guest $src" "binutils (as, ld) must be installed"
 	fi
 	qemu_accel_args "$1"
@@ -89,7 +94,7 @@ qemu_probe_kvm() {
 	local log=$LOGS/kvm-probe.log status=0 t0=$SECONDS last tcg_ns tcg_note=""
 	qemu_check_installed
 	qemu_probe_run kvm "$log" || status=$?
-	if grep -q "^$QEMU_PROBE_LINE" "$log"; then
+	if grep -qxF "$QEMU_PROBE_LINE" "$log"; then
 		QEMU_PROBE_WHY="a probe guest ran 10^7 iterations in 64-bit long mode on ${SMP_CPUS:-4} vCPUs in $((SECONDS - t0)) s"
 		return 0
 	fi
@@ -98,7 +103,7 @@ qemu_probe_kvm() {
 		if [ -n "$last" ]; then
 			tcg_ns=$(date +%s%N)
 			qemu_probe_run tcg "$LOGS/kvm-probe-tcg.log" || true
-			! grep -q "^$QEMU_PROBE_LINE" "$LOGS/kvm-probe-tcg.log" ||
+			! grep -qxF "$QEMU_PROBE_LINE" "$LOGS/kvm-probe-tcg.log" ||
 				tcg_note=", TCG runs all of it in $((($(date +%s%N) - tcg_ns) / 1000000)) ms"
 			QEMU_PROBE_WHY="the probe guest reached $last, then did not finish its loop in $QEMU_PROBE_TIMEOUT s$tcg_note: this KVM runs guests slower than emulation"
 		else
