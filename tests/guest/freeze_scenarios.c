@@ -1508,11 +1508,46 @@ TEST_F(scen, stuck_kernel_thread_fails_the_freeze_with_ebusy)
 }
 
 /*
+ * With the items of class @off ("user", "kthreads") turned off (item_off),
+ * freeze once: under freezer=todo the freeze must fail in step @what,
+ * naming task @comm, @pid, which refused (it runs, or sleeps
+ * interruptibly between its checkpoints); the classic freezer queues no
+ * item and must freeze as usual.  Then, with the items back, a freeze must
+ * succeed.
+ */
+static void expect_frozen_only_by_its_item(struct __test_metadata *_metadata, const char *off,
+					   const char *what, const char *comm, pid_t pid)
+{
+	ASSERT_EQ(0, write_str(KNOB_ITEM_OFF, off));
+	if (freezer_is("todo")) {
+		int tasks = -1, wq_busy = -1, tried_ms = -1;
+		char *log;
+
+		dmesg_clear();
+		EXPECT_EQ(-EBUSY, freeze(_metadata))
+			TH_LOG("a todo freeze succeeded with the %s freeze items turned off", off);
+		log = dmesg_read();
+		ASSERT_NE(NULL, log);
+		EXPECT_NE(NULL, parse_freeze_failure(log, what, &tried_ms, &tasks, &wq_busy))
+			TH_LOG("no \"Freezing %s failed after\" line", what);
+		EXPECT_GE(tasks, 1);
+		EXPECT_TRUE(log_reports_task(log, comm, pid, 'R') || log_reports_task(log, comm, pid, 'S'))
+			TH_LOG("the kernel log does not name %s, pid %d", comm, pid);
+		if (_metadata->exit_code != KSFT_PASS)
+			log_kernel_lines(log, NULL, 40);
+		free(log);
+	} else {
+		EXPECT_EQ(0, freeze(_metadata)) TH_LOG("item_off changed the classic freezer");
+	}
+	ASSERT_EQ(0, write_str(KNOB_ITEM_OFF, "none"));
+	EXPECT_EQ(0, freeze(_metadata)) TH_LOG("the freeze with the items back failed");
+}
+
+/*
  * Under freezer=todo the freeze item is what freezes a task: with the items
- * of user tasks turned off (item_off), a task spinning in user space is
- * kicked into its checkpoint on every pass and never frozen, and the
- * freeze fails, naming it.  The classic freezer queues no item: the knob
- * changes nothing for it, and the same freeze succeeds.
+ * of user tasks turned off, a task spinning in user space is kicked into
+ * its checkpoint on every pass and never frozen, and the freeze fails,
+ * naming it.  The classic freezer does not notice the knob.
  */
 TEST_F(scen, freeze_item_is_what_freezes_a_user_task)
 {
@@ -1528,31 +1563,8 @@ TEST_F(scen, freeze_item_is_what_freezes_a_user_task)
 			sh->iters[0]++;
 	}
 	ASSERT_TRUE(wait_state(self->child[0], 'R'));
-	ASSERT_EQ(0, write_str(KNOB_ITEM_OFF, "user"));
-	if (freezer_is("todo")) {
-		int tasks = -1, wq_busy = -1, tried_ms = -1;
-		long long took;
-		char *log;
-
-		dmesg_clear();
-		EXPECT_EQ(-EBUSY, freeze_timed(_metadata, &took))
-			TH_LOG("a todo freeze froze user space with every freeze item turned off");
-		log = dmesg_read();
-		ASSERT_NE(NULL, log);
-		EXPECT_NE(NULL, parse_freeze_failure(log, "user space processes", &tried_ms,
-						     &tasks, &wq_busy));
-		EXPECT_GE(tasks, 1);
-		EXPECT_TRUE(log_reports_task(log, "item_spinner", self->child[0], 'R') ||
-			    log_reports_task(log, "item_spinner", self->child[0], 'S'))
-			TH_LOG("the kernel log does not name item_spinner, pid %d", self->child[0]);
-		if (_metadata->exit_code != KSFT_PASS)
-			log_kernel_lines(log, NULL, 40);
-		free(log);
-	} else {
-		EXPECT_EQ(0, freeze(_metadata)) TH_LOG("item_off changed the classic freezer");
-	}
-	ASSERT_EQ(0, write_str(KNOB_ITEM_OFF, "none"));
-	EXPECT_EQ(0, freeze(_metadata)) TH_LOG("the freeze with the items back failed");
+	expect_frozen_only_by_its_item(_metadata, "user", "user space processes", "item_spinner",
+				       self->child[0]);
 }
 
 /*
@@ -1574,30 +1586,8 @@ TEST_F(scen, freeze_item_is_what_freezes_a_kernel_thread)
 				  sizeof(self->saved_freeze_timeout), REFUSE_TIMEOUT_MS));
 	pid = start_knob_kthread(KNOB_TICKING_KTHREAD, "todo_ticker", 4 * REFUSE_MS);
 	ASSERT_NE(0, pid) TH_LOG("no todo_ticker thread");
-	ASSERT_EQ(0, write_str(KNOB_ITEM_OFF, "kthreads"));
-	if (freezer_is("todo")) {
-		int tasks = -1, wq_busy = -1, tried_ms = -1;
-		char *log;
-
-		dmesg_clear();
-		EXPECT_EQ(-EBUSY, freeze(_metadata))
-			TH_LOG("a todo freeze froze the kernel threads with their freeze items turned off");
-		log = dmesg_read();
-		ASSERT_NE(NULL, log);
-		EXPECT_NE(NULL, parse_freeze_failure(log, "remaining freezable tasks", &tried_ms,
-						     &tasks, &wq_busy));
-		EXPECT_GE(tasks, 1);
-		EXPECT_TRUE(log_reports_task(log, "todo_ticker", pid, 'S') ||
-			    log_reports_task(log, "todo_ticker", pid, 'R'))
-			TH_LOG("the kernel log does not name todo_ticker, pid %d", pid);
-		if (_metadata->exit_code != KSFT_PASS)
-			log_kernel_lines(log, NULL, 40);
-		free(log);
-	} else {
-		EXPECT_EQ(0, freeze(_metadata)) TH_LOG("item_off changed the classic freezer");
-	}
-	ASSERT_EQ(0, write_str(KNOB_ITEM_OFF, "none"));
-	EXPECT_EQ(0, freeze(_metadata)) TH_LOG("the freeze with the items back failed");
+	expect_frozen_only_by_its_item(_metadata, "kthreads", "remaining freezable tasks",
+				       "todo_ticker", pid);
 	EXPECT_TRUE(kthread_gone_by(pid, "todo_ticker", now_ns() + (4 * REFUSE_MS + 2000) * 1000000LL))
 		TH_LOG("todo_ticker did not exit");
 }
