@@ -267,7 +267,12 @@ def narrate():
 
 
 def main():
-    line = value("saved_command_line").string()
+    try:
+        line = value("saved_command_line").string()
+    except gdb.error as e:
+        # No guest to read: its QEMU ended before this script ran.
+        gdb.write("race lab: no guest to narrate (%s)\n" % e)
+        return
     race = ([w[5:] for w in line.split() if w.startswith("race=")] or ["all"])[-1]
     races = ["walk", "thaw"] if race == "all" else [race]
     gdb.write("race lab: race=%s; every vCPU stops at each step (all-stop mode)\n" % race)

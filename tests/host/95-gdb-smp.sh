@@ -38,6 +38,9 @@ if [ "$rc" -eq 0 ] && ! grep -q 'Kernel panic' "$out"; then
 else
 	fail "$name (exit $rc)" "$out"
 fi
+# From here on, the gdb session that ran to the end.
+last_gdb_session "$out" >"$out.last"
+out=$out.last
 
 name="gdb smp: info threads shows one thread per vCPU, 4"
 between "$out" '^[+]info threads' '^[+]bt' >"$tmp/threads"

@@ -24,6 +24,10 @@ if [ -n "$log" ] && [ -f "$TOP/$log" ]; then
 else
 	fail "race: make race leaves a console log (exit $rc)" "$out"
 fi
+# From here on, the gdb session that ran to the end.
+all=$out
+last_gdb_session "$all" >"$out.last"
+out=$out.last
 
 name="race: gdb narrates 14 steps, from the CPUs the guest pinned each side to"
 steps=$(grep -c '^\[step [0-9]*\]' "$out" || true)
@@ -51,5 +55,5 @@ expect "race: thaw fixed: the recheck stored TASK_FROZEN first, and the thaw wak
 	'S1 done: __state = 0x8000 \(TASK_FROZEN\)' '__state = 0x8000; frozen\(p\) is true: it wakes race_spinner'
 if grep -q 'Traceback\|Python Exception' "$out"; then fail "race: no Python error from scripts/gdb/race.py" "$out"; else pass "race: no Python error from scripts/gdb/race.py"; fi
 name="race: make race exits 0 (the guest's verdicts), the guest powers off"
-if [ "$rc" -eq 0 ] && grep -q '^TODO-EXIT: 0$' "$out"; then pass "$name"; else fail "$name (exit $rc)" "$out"; fi
+if [ "$rc" -eq 0 ] && grep -q '^TODO-EXIT: 0$' "$out"; then pass "$name"; else fail "$name (exit $rc)" "$all"; fi
 rm -rf "$tmp"

@@ -45,6 +45,15 @@ expect() {
 
 scratch() { mktemp -d "$BUILD/test-tmp.XXXXXX"; }
 
+# last_gdb_session FILE: the output of make debug or make race (FILE) from
+# the last start of guest and gdb on.  A session whose guest KVM failed is
+# started again under TCG (scripts/host/debug.sh); the first one's gdb
+# output, which lost its guest, is not the test's.
+last_gdb_session() {
+	awk 'index($0, "decided: restart the guest and gdb under TCG") { buf = ""; next }
+		{ buf = buf $0 "\n" } END { printf "%s", buf }' "$1"
+}
+
 # header_is FILE REGEX: FILE is not empty and its first line, as a whole,
 # matches the extended regex (a CSV header, say).
 header_is() { [ -s "$1" ] && [[ $(head -n 1 "$1") =~ ^$2$ ]]; }
