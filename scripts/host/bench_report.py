@@ -40,7 +40,7 @@ FREEZERS = ('todo', 'classic')
 # Kinds the "spinners and interruptible sleepers" target covers (docs/bench.md).
 INTERRUPTIBLE = ('spin', 'pause', 'pipe', 'threads')
 # Fields of struct task_struct the series adds.
-FIELDS = ('todo', 'freeze_todo')
+FIELDS = ('todo', 'freeze_todo', 'freeze_todo_gen', 'freeze_todo_in_place')
 MAX_ADDED_BYTES = 16
 
 POINT_RE = re.compile(r'^BENCH kind=(\S+) n=(\d+) freezer=(\S+) rep=(\d+) '
