@@ -1551,6 +1551,8 @@ static void expect_frozen_only_by_its_item(struct __test_metadata *_metadata, co
  */
 TEST_F(scen, freeze_item_is_what_freezes_a_user_task)
 {
+	int tries;
+
 	if (access(KNOB_ITEM_OFF, W_OK))
 		SKIP(return, "no %s (CONFIG_TODO_FREEZER_TEST)", KNOB_ITEM_OFF);
 	ASSERT_EQ(0, save_and_set(PM_FREEZE_TIMEOUT, self->saved_freeze_timeout,
@@ -1562,7 +1564,10 @@ TEST_F(scen, freeze_item_is_what_freezes_a_user_task)
 		for (;;)
 			sh->iters[0]++;
 	}
-	ASSERT_TRUE(wait_state(self->child[0], 'R'));
+	/* Named and spinning: its count moves (R alone is true from the fork). */
+	for (tries = 0; tries < 500 && !sh->iters[0]; tries++)
+		usleep(10000);
+	ASSERT_NE(0UL, sh->iters[0]) TH_LOG("item_spinner did not start within 5 s");
 	expect_frozen_only_by_its_item(_metadata, "user", "user space processes", "item_spinner",
 				       self->child[0]);
 }
@@ -1575,7 +1580,8 @@ TEST_F(scen, freeze_item_is_what_freezes_a_user_task)
  */
 TEST_F(scen, freeze_item_is_what_freezes_a_kernel_thread)
 {
-	int count;
+	struct pstat ps = { .flags = PF_NOFREEZE_FLAG };
+	int count, tries;
 	pid_t pid;
 
 	if (access(KNOB_ITEM_OFF, W_OK) || access(KNOB_TICKING_KTHREAD, W_OK))
@@ -1586,6 +1592,13 @@ TEST_F(scen, freeze_item_is_what_freezes_a_kernel_thread)
 				  sizeof(self->saved_freeze_timeout), REFUSE_TIMEOUT_MS));
 	pid = start_knob_kthread(KNOB_TICKING_KTHREAD, "todo_ticker", 4 * REFUSE_MS);
 	ASSERT_NE(0, pid) TH_LOG("no todo_ticker thread");
+	/* Freezable: set_freezable() has cleared PF_NOFREEZE. */
+	for (tries = 0; tries < 500; tries++) {
+		if (read_pstat(pid, &ps) == 0 && !(ps.flags & PF_NOFREEZE_FLAG))
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(0U, ps.flags & PF_NOFREEZE_FLAG) TH_LOG("todo_ticker still PF_NOFREEZE after 5 s");
 	expect_frozen_only_by_its_item(_metadata, "kthreads", "remaining freezable tasks",
 				       "todo_ticker", pid);
 	EXPECT_TRUE(kthread_gone_by(pid, "todo_ticker", now_ns() + (4 * REFUSE_MS + 2000) * 1000000LL))
