@@ -57,7 +57,7 @@ $(if $(FLAVOUR),$(if $(fragments.$(FLAVOUR)),,$(error unknown FLAVOUR=$(FLAVOUR)
 # installed packages changed.
 build/PACKAGES_OK: scripts/host/deps.sh $(wildcard /var/lib/dpkg/status)
 	@$(S)/deps.sh
-	@touch $@
+	@mkdir -p $(@D) && touch $@
 
 # build/src with the series applied: again when a series file, a patch
 # it lists, or the Debian source package changed.  The stamp lives in

@@ -920,7 +920,8 @@ static int cmd_timeline(enum kind kind, int n)
 	for (i = 0; i < 2 && !ret; i++)
 		ret = measure(&w, freezers[i], &s);
 	for (i = 0; i < 2 && !ret; i++) {
-		ret = timeline_start(lo, hi);
+		/* We freeze: measure() writes /sys/power/state. */
+		ret = timeline_start(lo, hi, getpid());
 		if (!ret)
 			ret = measure(&w, freezers[i], &s);
 		if (!ret)

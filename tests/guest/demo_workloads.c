@@ -194,7 +194,8 @@ static int timeline_begin(void)
 		hi = g->lane[i].pid > hi ? g->lane[i].pid : hi;
 	}
 	printf("\n");
-	ret = timeline_start(lo, hi);
+	/* 0: the host freezes, "uml_mconsole freeze" in a kernel thread. */
+	ret = timeline_start(lo, hi, 0);
 	if (ret)
 		printf("  [guest] no timeline: cannot trace the freezes (%s); the bench and test kernels can\n",
 		       strerror(-ret));

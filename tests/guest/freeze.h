@@ -155,6 +155,12 @@ struct frozen_by {
 	int item, in_place, refrigerator;
 	/* Tasks of the freeze before still leaving their wait; -1: not shown. */
 	int still_leaving;
+	/*
+	 * How the freezing task's last wait for the todo freeze items ended:
+	 * "woken" (by the last task to freeze), "slice" (its 10 ms passed),
+	 * "none" (it did not wait: the classic freezer polls); "" not shown.
+	 */
+	char last_wait[16];
 };
 
 #define FROZEN_BY		"/sys/kernel/debug/freezer/frozen_by"
@@ -168,8 +174,10 @@ static inline int read_frozen_by(struct frozen_by *fb)
 	if (n < 0)
 		return n;
 	fb->still_leaving = -1;
-	if (sscanf(buf, "user: item=%d in_place=%d refrigerator=%d still_leaving=%d",
-		   &fb->item, &fb->in_place, &fb->refrigerator, &fb->still_leaving) < 3)
+	fb->last_wait[0] = 0;
+	if (sscanf(buf, "user: item=%d in_place=%d refrigerator=%d still_leaving=%d last_wait=%15s",
+		   &fb->item, &fb->in_place, &fb->refrigerator, &fb->still_leaving,
+		   fb->last_wait) < 3)
 		return -EPROTO;
 	return 0;
 }

@@ -70,6 +70,8 @@
  */
 #define THREAD_PERIOD_US	20000
 #define MAX_CHILDREN	4
+/* Threads spinning in user space, for the freezer's wake-up: a few (KASAN) */
+#define WAKE_SPINNERS	4
 
 /* Children the forker keeps alive at once; each lives FORK_CHILD_US. */
 #define FORK_MAX_LIVE	4
@@ -352,6 +354,16 @@ static void *gap_thread(void *arg)
 	long i = (long)arg;
 
 	gap_loop(&sh->max_gap_ns[i], &sh->iters[i], THREAD_PERIOD_US);
+}
+
+/* A thread that spins in user space, counting in sh->iters[its index]. */
+static void *spin_thread(void *arg)
+{
+	long i = (long)arg;
+
+	for (;;)
+		sh->iters[i]++;
+	return NULL;
 }
 
 /* Fork a child that read()s 5 bytes from the pipe @fds into sh->buf. */
@@ -750,6 +762,120 @@ TEST_F(scen, nanosleep_keeps_its_full_time_across_a_freeze)
 	 * sleep, or restarted it with the time left counted wrong, shows here.
 	 */
 	EXPECT_GE(sh->elapsed_ns, 3000000000LL);
+}
+
+/* The context switches of @pid so far, voluntary and not; -1 if gone. */
+static long context_switches(pid_t pid)
+{
+	long v = proc_status_field(pid, "voluntary_ctxt_switches");
+	long nv = proc_status_field(pid, "nonvoluntary_ctxt_switches");
+
+	return v < 0 || nv < 0 ? -1 : v + nv;
+}
+
+/*
+ * Both freezers freeze a task in a freezable sleep where it sleeps, and the
+ * thaw restores its sleep without waking it: a nanosleep() and a wait4()
+ * sleeper make no context switch across a freeze.  A freeze item would
+ * have to wake each one to run, which /proc/<pid>/status and getrusage()
+ * count and a tracer sees as a restarted call: this is why the todo
+ * freezer leaves them in place (the table in freezing-of-tasks.rst).
+ */
+TEST_F(scen, freezable_sleepers_are_frozen_without_a_wakeup)
+{
+	static const char *const what[] = { "nanosleep()", "wait4()" };
+	long before[2], after[2];
+	struct frozen_by fb;
+	int i;
+
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0) {
+		struct timespec ts = { .tv_sec = 600 };
+
+		nanosleep(&ts, NULL);
+		_exit(0);
+	}
+	self->child[1] = fork();
+	ASSERT_GE(self->child[1], 0);
+	if (self->child[1] == 0) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			pause();
+			_exit(0);
+		}
+		/* Killed by the teardown, as the vfork test's grandchild is. */
+		sh->vfork_child = pid;
+		waitpid(pid, NULL, 0);
+		_exit(0);
+	}
+	for (i = 0; i < 2; i++)
+		ASSERT_TRUE(wait_state(self->child[i], 'S'));
+	/* Settled in their sleep: no wake-up left from the fork. */
+	usleep(200000);
+	for (i = 0; i < 2; i++)
+		before[i] = context_switches(self->child[i]);
+
+	ASSERT_EQ(0, freeze(_metadata));
+	ASSERT_EQ(0, read_frozen_by(&fb)) TH_LOG("no %s", FROZEN_BY);
+	TH_LOG("user tasks frozen: %d by their item, %d in place, %d in the refrigerator",
+	       fb.item, fb.in_place, fb.refrigerator);
+	EXPECT_GE(fb.in_place, 2);
+	for (i = 0; i < 2; i++) {
+		after[i] = context_switches(self->child[i]);
+		TH_LOG("the %s sleeper: %ld context switches before the freeze, %ld after the thaw",
+		       what[i], before[i], after[i]);
+		EXPECT_TRUE(before[i] >= 0 && after[i] == before[i])
+			TH_LOG("the freeze or the thaw woke the %s sleeper", what[i]);
+	}
+}
+
+/*
+ * The counter decides when a todo freeze is complete: the last task to run
+ * its freeze item wakes the freezing task, whose last wait ends "woken",
+ * never at the end of its 10 ms slice (on more than one CPU the last task
+ * may freeze before the freezer sleeps: "none").  The classic freezer polls
+ * with its 1-8 ms back-off and never waits there: "none".
+ */
+TEST_F(scen, last_task_to_freeze_wakes_the_freezing_task)
+{
+	struct frozen_by fb;
+	int i, tries, started;
+
+	ASSERT_EQ(0, pin_to_this_cpu());
+	self->child[0] = fork();
+	ASSERT_GE(self->child[0], 0);
+	if (self->child[0] == 0) {
+		pthread_t t;
+
+		for (i = 1; i < WAKE_SPINNERS; i++)
+			if (pthread_create(&t, NULL, spin_thread, (void *)(long)i))
+				_exit(1);
+		spin_thread((void *)0L);
+	}
+	for (tries = 0; tries < 500; tries++) {
+		for (i = 0, started = 0; i < WAKE_SPINNERS; i++)
+			started += sh->iters[i] != 0;
+		if (started == WAKE_SPINNERS)
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(WAKE_SPINNERS, started) TH_LOG("the spinning threads did not all start in 5 s");
+
+	ASSERT_EQ(0, freeze(_metadata));
+	ASSERT_EQ(0, read_frozen_by(&fb)) TH_LOG("no %s", FROZEN_BY);
+	TH_LOG("user tasks frozen: %d by their item, %d in place, %d in the refrigerator; "
+	       "the freezing task's last wait: %s", fb.item, fb.in_place, fb.refrigerator,
+	       fb.last_wait[0] ? fb.last_wait : "(not shown)");
+	ASSERT_NE(0, fb.last_wait[0]) TH_LOG("%s has no last_wait=", FROZEN_BY);
+	if (freezer_is("todo")) {
+		EXPECT_GE(fb.item, WAKE_SPINNERS);
+		EXPECT_STRNE("slice", fb.last_wait)
+			TH_LOG("the last task to freeze did not wake the freezing task");
+	} else {
+		EXPECT_STREQ("none", fb.last_wait);
+	}
 }
 
 /* futex, poll and epoll waiters sleep through the freeze; woken, they succeed. */

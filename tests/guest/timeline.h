@@ -5,11 +5,16 @@
  * todo:todo_run (the task ran it), freezer:task_frozen (frozen, by which
  * freezer and how) and sched:sched_wakeup (after the thaw began: the thaw
  * woke it), for the tasks whose pids are in [lo, hi], on the trace clock
- * "mono" (CLOCK_MONOTONIC, the clock of now_ns()).  After the freeze and
- * thaw, timeline_dump() prints the freeze's window and the events on the
- * console between markers, for scripts/host/timeline.py on the host:
+ * "mono" (CLOCK_MONOTONIC, the clock of now_ns()).  Also the wake-ups of
+ * the freezing task, the one that runs freeze_processes(): the todo
+ * freezer sleeps until the last task to freeze wakes it, the classic one
+ * polls, woken by its timer.  After the freeze and thaw, timeline_dump()
+ * prints the freeze's window and the events on the console between
+ * markers, for scripts/host/timeline.py on the host:
  *
- *   TIMELINE-BEGIN freezer=F what=W tasks=N
+ *   TIMELINE-BEGIN freezer=F what=W tasks=N freezer_pid=P
+ *                                              P: the freezing task, 0
+ *                                              if not known
  *   TIMELINE window freeze_start_ns=.. frozen_at_ns=.. thaw_at_ns=..
  *                   freeze_ns=.. thaw_ns=.. frozen=.. left=..
  *   TIMELINE task pid=P name=NAME user_ns=T    one per task (lane); T: when
@@ -20,9 +25,13 @@
  *   TIMELINE-END freezer=F lines=N lost=0|1
  *
  * Only the lines from 1 ms before the freeze began until 2 s after the thaw
- * began are printed, and of the wake-ups only the first of each task after
- * the thaw began.  Needs CONFIG_FTRACE (tracepoints in tracefs) and
- * CONFIG_FREEZER_BENCH (the window): the bench and test flavours.
+ * began are printed; of the wake-ups, those of the freezing task before
+ * the thaw began, and of each task only the first after the thaw began.
+ * A trace line begins with the task the event ran in: for a wake-up, the
+ * waker (the last task to freeze, or whatever a timer interrupt found
+ * running, <idle>-0 if nothing).  Needs CONFIG_FTRACE (tracepoints in
+ * tracefs) and CONFIG_FREEZER_BENCH (the window): the bench and test
+ * flavours.
  */
 #ifndef TIMELINE_H
 #define TIMELINE_H
@@ -46,7 +55,14 @@ struct tl_task {
 	long long user_ns;	/* back in user space after the thaw; 0: unknown */
 };
 
+/*
+ * The kernel thread that freezes for "uml_mconsole freeze" (make demo): a
+ * new one per freeze, so its pid is not known when tracing starts.
+ */
+#define TL_MC_FREEZER	"mconsole-freeze"
+
 static pid_t tl_lo, tl_hi;
+static pid_t tl_freezer;	/* the freezing task; 0: TL_MC_FREEZER */
 
 static inline int tl_event_write(const char *event, const char *file, const char *val)
 {
@@ -68,12 +84,15 @@ static inline int timeline_on(void)
 }
 
 /*
- * Trace the timeline events of the tasks with pids @lo..@hi from now on;
- * 0, or -errno (-ENOENT: this kernel has no such tracepoints).
+ * Trace the timeline events of the tasks with pids @lo..@hi, and the
+ * wake-ups of the freezing task, from now on: @freezer (the caller, if it
+ * freezes through freeze_thaw()), or with 0 the kernel thread
+ * TL_MC_FREEZER, found by its name.  0, or -errno (-ENOENT: this kernel has
+ * no such tracepoints).
  */
-static inline int timeline_start(pid_t lo, pid_t hi)
+static inline int timeline_start(pid_t lo, pid_t hi, pid_t freezer)
 {
-	char filter[64];
+	char filter[128];
 	unsigned int i;
 	int ret;
 
@@ -82,13 +101,23 @@ static inline int timeline_start(pid_t lo, pid_t hi)
 		return -ENOENT;
 	tl_lo = lo;
 	tl_hi = hi;
+	tl_freezer = freezer;
 	ret = write_str(TRACING "/tracing_on", "0");
 	if (!ret)
 		ret = write_str(TRACING "/trace_clock", "mono");
 	if (!ret)
 		ret = write_str(TRACING "/buffer_size_kb", TL_BUFFER_KB);
-	/* Every one of these events has a "pid" field: the task it is about. */
-	snprintf(filter, sizeof(filter), "pid >= %d && pid <= %d", lo, hi);
+	/*
+	 * Every one of these events has a "pid" and a "comm" field: the task
+	 * it is about.  The freezing task (PF_SUSPEND_TASK) gets no freeze
+	 * item and is not frozen: of its events, only its wake-ups pass.
+	 */
+	if (freezer)
+		snprintf(filter, sizeof(filter), "(pid >= %d && pid <= %d) || pid == %d",
+			 lo, hi, freezer);
+	else
+		snprintf(filter, sizeof(filter), "(pid >= %d && pid <= %d) || comm == \"%s\"",
+			 lo, hi, TL_MC_FREEZER);
 	for (i = 0; !ret && i < TL_NR_EVENTS; i++) {
 		ret = tl_event_write(tl_events[i], "filter", filter);
 		if (!ret)
@@ -147,6 +176,14 @@ static inline pid_t tl_line_pid(const char *event)
 	return -1;
 }
 
+/* Is the sched_wakeup @event, of task @pid, a wake-up of the freezing task? */
+static inline int tl_wakes_freezer(const char *event, pid_t pid)
+{
+	static const char mc[] = "sched_wakeup: comm=" TL_MC_FREEZER " ";
+
+	return tl_freezer ? pid == tl_freezer : !strncmp(event, mc, sizeof(mc) - 1);
+}
+
 /*
  * Stop recording and print the last freeze (window, tasks, trace lines) as
  * a TIMELINE block; the buffer is left empty and off (timeline_on() again).
@@ -157,11 +194,12 @@ static inline int timeline_dump(const char *freezer, const char *what,
 {
 	struct freeze_window w;
 	long long start, ns;
-	char line[1024], *seen;
+	char line[1024], *seen, *body = NULL;
 	const char *event = "";
 	int i, lines = 0, lost = 0, ret;
-	FILE *f;
-	pid_t pid;
+	pid_t pid, freezer_pid = tl_freezer;
+	size_t size;
+	FILE *f, *out;
 
 	write_str(TRACING "/tracing_on", "0");
 	ret = last_freeze_window(&w);
@@ -170,18 +208,17 @@ static inline int timeline_dump(const char *freezer, const char *what,
 	start = w.frozen_at_ns - w.freeze_ns;
 	seen = calloc(tl_hi - tl_lo + 1, 1);
 	f = fopen(TRACING "/trace", "r");
-	if (!seen || !f) {
+	/* The lines wait in @body: TIMELINE-BEGIN names the freezing task found in them. */
+	out = open_memstream(&body, &size);
+	if (!seen || !f || !out) {
 		free(seen);
 		if (f)
 			fclose(f);
+		if (out)
+			fclose(out);
+		free(body);
 		return -ENOMEM;
 	}
-	printf("TIMELINE-BEGIN freezer=%s what=%s tasks=%d\n", freezer, what, nr_tasks);
-	printf("TIMELINE window freeze_start_ns=%lld frozen_at_ns=%lld thaw_at_ns=%lld freeze_ns=%lld thaw_ns=%lld frozen=%d left=%d\n",
-	       start, w.frozen_at_ns, w.thaw_at_ns, w.freeze_ns, w.thaw_ns, w.frozen, w.left);
-	for (i = 0; i < nr_tasks; i++)
-		printf("TIMELINE task pid=%d name=%s user_ns=%lld\n", tasks[i].pid, tasks[i].name,
-		       tasks[i].user_ns);
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		if (line[0] == '#' || !line[0])
@@ -195,21 +232,40 @@ static inline int timeline_dump(const char *freezer, const char *what,
 			continue;
 		if (!strncmp(event, "sched_wakeup:", 13)) {
 			pid = tl_line_pid(event);
-			/* Before the thaw: a kick of the freezer, not drawn. */
-			if (ns < w.thaw_at_ns || pid < tl_lo || pid > tl_hi || seen[pid - tl_lo])
-				continue;
-			seen[pid - tl_lo] = 1;
+			if (tl_wakes_freezer(event, pid)) {
+				/* How it waited for the tasks to freeze. */
+				if (ns >= w.thaw_at_ns)
+					continue;
+				freezer_pid = pid;
+			} else {
+				/* Before the thaw: a kick of the freezer, not drawn. */
+				if (ns < w.thaw_at_ns || pid < tl_lo || pid > tl_hi || seen[pid - tl_lo])
+					continue;
+				seen[pid - tl_lo] = 1;
+			}
 		}
-		printf("TIMELINE trace %s\n", line);
+		fprintf(out, "TIMELINE trace %s\n", line);
 		lines++;
 	}
 	fclose(f);
 	free(seen);
-	printf("TIMELINE-END freezer=%s lines=%d lost=%d\n", freezer, lines, lost);
+	ret = fclose(out) ? -ENOMEM : 0;
+	if (!ret) {
+		printf("TIMELINE-BEGIN freezer=%s what=%s tasks=%d freezer_pid=%d\n", freezer, what,
+		       nr_tasks, freezer_pid);
+		printf("TIMELINE window freeze_start_ns=%lld frozen_at_ns=%lld thaw_at_ns=%lld freeze_ns=%lld thaw_ns=%lld frozen=%d left=%d\n",
+		       start, w.frozen_at_ns, w.thaw_at_ns, w.freeze_ns, w.thaw_ns, w.frozen, w.left);
+		for (i = 0; i < nr_tasks; i++)
+			printf("TIMELINE task pid=%d name=%s user_ns=%lld\n", tasks[i].pid,
+			       tasks[i].name, tasks[i].user_ns);
+		fputs(body, stdout);
+		printf("TIMELINE-END freezer=%s lines=%d lost=%d\n", freezer, lines, lost);
+	}
+	free(body);
 	i = open(TRACING "/trace", O_WRONLY | O_TRUNC);
 	if (i >= 0)
 		close(i);
-	return 0;
+	return ret;
 }
 
 #endif /* TIMELINE_H */

@@ -12,7 +12,7 @@ if [ ! -f "$vmlinux" ]; then
 	exit 0
 fi
 nm "$vmlinux" >"$out"
-private='todo_user|todo_kthreads|todo_class|todo_thaw_class|still_leaving|todo_freezer_in_charge|todo_refrigerator|todo_freeze_self|thaw|nr_frozen'
+private='todo_user|todo_kthreads|todo_class|todo_freezing_wq|todo_freezer_woken|todo_thaw_class|still_leaving|todo_freezer_in_charge|todo_refrigerator|todo_freeze_self|thaw|nr_frozen'
 global=$(grep -E " [A-Z] ($private)\$" "$out" || true)
 if [ -n "$global" ]; then
 	echo "$global" >"$out.global"

@@ -216,24 +216,36 @@ else:
         print('# %s: %dx%d, %d chunks' % (png, w, h, len(chunks)))
     if not chunks or chunks[-1][0] != b'IEND':
         errors.append('no IEND chunk')
-pids = None
+pids, freezer_pid = None, False
 for line in open(log, errors='replace'):
     if line.startswith('DEMO-TASKS: '):
         pids = sorted(int(p) for p in line.split()[1:])
+    # Guests that trace the freezing task's wake-ups name it: freezer_pid=.
+    freezer_pid |= line.startswith('TIMELINE-BEGIN freezer=todo ') and ' freezer_pid=' in line
 if not pids:
     errors.append('no DEMO-TASKS line in %s' % log)
-lanes = {}
+lanes, fwakes = {}, {}
 for line in open(dat):
     f = line.split()
-    if line.startswith('#') or len(f) < 5 or f[4] != 'lane':
+    if line.startswith('#') or len(f) < 5:
         continue
-    lanes.setdefault(f[0], []).append(int(f[2]))
+    if f[4] == 'lane':
+        lanes.setdefault(f[0], []).append(int(f[2]))
+    elif f[4] == 'fwake':
+        fwakes[f[0]] = fwakes.get(f[0], 0) + 1
 for fz in ('todo', 'classic'):
     got = sorted(lanes.get(fz, []))
     if got != pids:
         errors.append('%s freezer: lanes for pids %s, the workload tasks are %s' % (fz, got, pids))
     else:
         print('# %s freezer: %d lanes, one per workload task' % (fz, len(got)))
+    if freezer_pid:
+        print('# %s freezer: the freezing task was woken %d time(s) in the freeze' % (
+            fz, fwakes.get(fz, 0)))
+# The todo freezer's freezing task sleeps until the last task to freeze
+# wakes it: the spinner, at least, runs its freeze item.
+if freezer_pid and not fwakes.get('todo'):
+    errors.append('todo freezer: the freezing task was not woken in the freeze')
 for e in errors:
     print('# ' + e)
 sys.exit(1 if errors else 0)
