@@ -8,6 +8,7 @@ bytes the series adds to struct task_struct from the DWARF of vmlinux
 
   results.csv   one row per freeze (and per floor run), as measured
   summary.csv   per kind, N and freezer: median/min/max, per task, ratios
+                (latencies, then the return times)
   alloc.csv     allocations per task per freeze and thaw, per freezer
   how.csv       per kind, N and freezer: how the user tasks were frozen
                 (medians per freeze: item, in place, refrigerator)
@@ -43,15 +44,31 @@ INTERRUPTIBLE = ('spin', 'pause', 'pipe', 'threads')
 FIELDS = ('todo', 'freeze_todo', 'freeze_todo_gen', 'freeze_todo_in_place')
 MAX_ADDED_BYTES = 16
 
+# The return times are optional: logs from before them lack both fields.
 POINT_RE = re.compile(r'^BENCH kind=(\S+) n=(\d+) freezer=(\S+) rep=(\d+) '
-                      r'freeze_ns=(\d+) thaw_ns=(\d+) frozen=(\d+) left=(\d+)\s*$')
-# POINT_RE's groups, also the columns of results.csv; all but kind and freezer are ints.
-POINT_KEYS = ('kind', 'n', 'freezer', 'rep', 'freeze_ns', 'thaw_ns', 'frozen', 'left')
+                      r'freeze_ns=(\d+) thaw_ns=(\d+) frozen=(\d+) left=(\d+)'
+                      r'(?: freeze_ret_ns=(-?\d+) thaw_ret_ns=(-?\d+))?\s*$')
+# POINT_RE's groups, also the columns of results.csv; all but kind and freezer
+# are ints, the return times None when unknown (absent, or -1 from the kernel).
+POINT_KEYS = ('kind', 'n', 'freezer', 'rep', 'freeze_ns', 'thaw_ns', 'frozen', 'left',
+              'freeze_ret_ns', 'thaw_ret_ns')
+# What summary.csv and table.txt give median/min/max of: the latencies, then
+# the return times (until freeze_processes() decided, thaw_processes() had
+# woken or walked every task).
+LATENCIES = ('freeze', 'thaw')
+RETURNS = ('freeze_ret', 'thaw_ret')
 FLOOR_RE = re.compile(r'^BENCH floor n=(\d+) rep=(\d+) ns=(\d+)\s*$')
 KV_RE = re.compile(r'(\w+)=(\S+)')
 # "BENCH WORD k=v ..." lines kept as dicts: the list of parse_log() each goes to.
 KV_LISTS = {'how': 'how', 'alloc': 'alloc', 'alloc-site': 'sites', 'skip': 'skips',
             'clock': 'clocks'}
+
+
+def point_value(key, text):
+    """@text as POINT_KEYS says: a str, an int, or None for an unknown return time."""
+    if key in ('kind', 'freezer'):
+        return text
+    return None if text is None or int(text) < 0 else int(text)
 
 
 def parse_log(path):
@@ -64,7 +81,7 @@ def parse_log(path):
                 continue
             m = POINT_RE.match(line)
             if m:
-                data['points'].append({k: v if k in ('kind', 'freezer') else int(v)
+                data['points'].append({k: point_value(k, v)
                                        for k, v in zip(POINT_KEYS, m.groups())})
                 continue
             m = FLOOR_RE.match(line)
@@ -87,6 +104,10 @@ def parse_log(path):
 
 
 def stats(values):
+    """median/min/max/reps of the known values (None: unknown), or None."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
     # ns: a median of an even count is rounded to whole ns
     return dict(median=round(statistics.median(values)), min=min(values), max=max(values),
                 reps=len(values))
@@ -97,14 +118,15 @@ def ratio(a, b):
 
 
 def summarise(data):
-    """{(kind, n, freezer): stats of freeze and thaw}, floor {n: stats}."""
+    """{(kind, n, freezer): stats of each of LATENCIES and RETURNS (None if
+    unknown), extra}, floor {n: stats}."""
     groups = {}
     for p in data['points']:
         groups.setdefault((p['kind'], p['n'], p['freezer']), []).append(p)
-    summ = {key: dict(freeze=stats([r['freeze_ns'] for r in rows]),
-                      thaw=stats([r['thaw_ns'] for r in rows]),
-                      extra='%g' % statistics.median([r['frozen'] - key[1] for r in rows]))
-            for key, rows in groups.items()}
+    summ = {}
+    for key, rows in groups.items():
+        summ[key] = {what: stats([r[what + '_ns'] for r in rows]) for what in LATENCIES + RETURNS}
+        summ[key]['extra'] = '%g' % statistics.median([r['frozen'] - key[1] for r in rows])
     floor = {n: stats([f['ns'] for f in data['floor'] if f['n'] == n])
              for n in sorted({f['n'] for f in data['floor']})}
     return summ, floor
@@ -142,18 +164,25 @@ def sizes_of(summ, kind):
     return sorted({n for (k, n, _) in summ if k == kind})
 
 
-# The ratios on a todo row, in the order of summary.csv and table.txt.
+# The ratios on a todo row, in the order of summary.csv (RET_RATIOS after
+# the older columns); the floor has no return time to compare with.
 RATIOS = ('classic_freeze', 'classic_thaw', 'floor_freeze', 'floor_thaw')
+RET_RATIOS = tuple('classic_' + what for what in RETURNS)
+
+
+def median_of(s, what):
+    """The median of @what in a summary entry @s, or None."""
+    return s[what]['median'] if s and s.get(what) else None
 
 
 def ratios(summ, floor, kind, n):
-    """todo/classic and todo/floor, freeze and thaw, or None."""
+    """todo/classic of LATENCIES and RETURNS and todo/floor of LATENCIES, or None."""
     t, c, fl = summ.get((kind, n, 'todo')), summ.get((kind, n, 'classic')), floor.get(n)
     out = {}
-    for what in ('freeze', 'thaw'):
-        tv = t[what]['median'] if t else None
-        out['classic_' + what] = ratio(tv, c[what]['median'] if c else None)
-        out['floor_' + what] = ratio(tv, fl['median'] if fl else None)
+    for what in LATENCIES + RETURNS:
+        out['classic_' + what] = ratio(median_of(t, what), median_of(c, what))
+    for what in LATENCIES:
+        out['floor_' + what] = ratio(median_of(t, what), fl['median'] if fl else None)
     return out
 
 
@@ -225,10 +254,38 @@ def write_csv(out, name, header, rows):
         w.writerows(rows)
 
 
+def stats_cells(st, n):
+    """The median, min, max (ns) and us/task cells of summary.csv; empty if unknown."""
+    if not st:
+        return [''] * 4
+    return [st['median'], st['min'], st['max'], '%.3f' % (st['median'] / 1e3 / n) if n else '']
+
+
+def stats_header(what):
+    return [what + '_median_ns', what + '_min_ns', what + '_max_ns', what + '_us_per_task']
+
+
+# summary.csv: the older columns first, unchanged, the return times after them.
+SUMMARY_HEADER = (['kind', 'n', 'freezer', 'reps'] + stats_header('freeze') + stats_header('thaw')
+                  + ['todo_' + k for k in RATIOS] + ['extra_tasks']
+                  + [c for what in RETURNS for c in stats_header(what)]
+                  + ['todo_' + k for k in RET_RATIOS])
+
+
+def todo_ratios(r, fz, keys, unknown=''):
+    """The cells of ratios @keys of @r: only a todo row has them."""
+    return ['' if fz != 'todo' else unknown if r[k] is None else fmt_ratio(r[k]) for k in keys]
+
+
+def pad(row, header):
+    return row + [''] * (len(header) - len(row))
+
+
 def write_csvs(out, data, summ, floor):
     write_csv(out, 'results.csv', POINT_KEYS,
-              [[p[k] for k in POINT_KEYS] for p in data['points']] +
-              [['floor', f['n'], 'floor', f['rep'], f['ns'], '', '', ''] for f in data['floor']])
+              [['' if p[k] is None else p[k] for k in POINT_KEYS] for p in data['points']] +
+              [pad(['floor', f['n'], 'floor', f['rep'], f['ns']], POINT_KEYS)
+               for f in data['floor']])
     rows = []
     for kind in ['base'] + kinds_in(summ):
         for n in sizes_of(summ, kind):
@@ -237,19 +294,14 @@ def write_csvs(out, data, summ, floor):
                 s = summ.get((kind, n, fz))
                 if not s:
                     continue
-                row = [kind, n, fz, s['freeze']['reps']]
-                for st in (s['freeze'], s['thaw']):
-                    row += [st['median'], st['min'], st['max'],
-                            '%.3f' % (st['median'] / 1e3 / n) if n else '']
-                rows.append(row + ['' if fz != 'todo' or r[k] is None else fmt_ratio(r[k])
-                                   for k in RATIOS] + [s['extra']])
-    rows += [['floor', n, 'floor', s['reps'], s['median'], s['min'], s['max'],
-              '%.3f' % (s['median'] / 1e3 / n)] + [''] * 9 for n, s in floor.items()]
-    write_csv(out, 'summary.csv', ['kind', 'n', 'freezer', 'reps',
-                                   'freeze_median_ns', 'freeze_min_ns', 'freeze_max_ns',
-                                   'freeze_us_per_task', 'thaw_median_ns', 'thaw_min_ns',
-                                   'thaw_max_ns', 'thaw_us_per_task']
-              + ['todo_' + k for k in RATIOS] + ['extra_tasks'], rows)
+                rows.append([kind, n, fz, s['freeze']['reps']]
+                            + stats_cells(s['freeze'], n) + stats_cells(s['thaw'], n)
+                            + todo_ratios(r, fz, RATIOS) + [s['extra']]
+                            + [c for what in RETURNS for c in stats_cells(s[what], n)]
+                            + todo_ratios(r, fz, RET_RATIOS))
+    rows += [pad(['floor', n, 'floor', s['reps']] + stats_cells(s, n), SUMMARY_HEADER)
+             for n, s in floor.items()]
+    write_csv(out, 'summary.csv', SUMMARY_HEADER, rows)
     write_csv(out, 'how.csv', ['kind', 'n', 'freezer', 'reps'] + list(HOW) + ['item_share'],
               [[kind, n, fz, h['reps']] + [h[k] for k in HOW] + [h['item_share']]
                for (kind, n, fz), h in how_summary(data).items()])
@@ -266,6 +318,16 @@ def us_cols(st, n):
                                       fmt_us(st['max']), st['median'] / 1e3 / n)
 
 
+def ret_cols(s):
+    """The return-time medians (us) of a row of table.txt, '-' if unknown."""
+    return ''.join(' %9s' % (fmt_us(s[what]['median']) if s[what] else '-') for what in RETURNS)
+
+
+# The ratio columns of a todo row of table.txt: todo/classic (the return
+# times with the latencies), then todo/floor.
+TABLE_RATIOS = RATIOS[:2] + RET_RATIOS + RATIOS[2:]
+
+
 def table(data, summ, floor, mem):
     info = data['info']
     L = ['Freezer bench: kernel %s, %s repetitions per freezer and point, alternating '
@@ -276,19 +338,24 @@ def table(data, summ, floor, mem):
          'Times in us; us/task = median / N.',
          'floor = waking N sleeping kernel threads one by one until each has run '
          '(the least per-task work a freezer that runs code in every task can do).',
-         'Ratios (on todo rows): todo median / classic median, todo median / floor median '
-         'at the same N, freeze and thaw.']
+         'fret/tret = freeze_processes() start until it found user space frozen (todo: woken by '
+         'the last task; classic: at its next poll) /',
+         'thaw_processes() start until it had woken or walked every task; medians, '
+         '"-" where the kernel did not report them.',
+         'Ratios (on todo rows): todo median / classic median (freeze, thaw, fret, tret), '
+         'todo median / floor median (freeze, thaw) at the same N.']
     t, c = (summ.get(('base', 0, fz)) for fz in FREEZERS)
     if t and c:
         L.append('No extra tasks (the guest\'s own %s): freeze todo %s us, classic %s us; '
                  'thaw todo %s us, classic %s us (medians).' % (
                      t['extra'], fmt_us(t['freeze']['median']), fmt_us(c['freeze']['median']),
                      fmt_us(t['thaw']['median']), fmt_us(c['thaw']['median'])))
-    hdr = ('%6s %-8s %4s | %10s %10s %10s %8s | %10s %10s %10s %8s | %-15s | %-15s'
+    hdr = ('%6s %-8s %4s | %10s %10s %10s %8s | %10s %10s %10s %8s | %9s %9s | %-31s | %-15s'
            % ('N', 'freezer', 'reps', 'freeze med', 'min', 'max', 'us/task',
-              'thaw med', 'min', 'max', 'us/task', 'todo/classic', 'todo/floor'))
-    sub = '%6s %-8s %4s | %10s %10s %10s %8s | %10s %10s %10s %8s | %7s %7s | %7s %7s' % (
-        '', '', '', '', '', '', '', '', '', '', '', 'freeze', 'thaw', 'freeze', 'thaw')
+              'thaw med', 'min', 'max', 'us/task', 'fret med', 'tret med',
+              'todo/classic', 'todo/floor'))
+    sub = ('%6s %-8s %4s | %10s %10s %10s %8s | %10s %10s %10s %8s | %9s %9s | %7s %7s %7s %7s'
+           ' | %7s %7s' % (('',) * 13 + ('freeze', 'thaw', 'fret', 'tret', 'freeze', 'thaw')))
     for kind in kinds_in(summ):
         L += ['', '== %s: %s' % (kind, KINDS.get(kind, '')), hdr, sub]
         for n in sizes_of(summ, kind):
@@ -298,10 +365,9 @@ def table(data, summ, floor, mem):
                 if not s:
                     L.append('%6d %-8s %4s | (no data)' % (n, fz, 0))
                     continue
-                rr = [fmt_ratio(r[k]) if fz == 'todo' else '' for k in RATIOS]
-                L.append('%6d %-8s %4d |%s |%s | %7s %7s | %7s %7s' % (
+                L.append('%6d %-8s %4d |%s |%s |%s | %7s %7s %7s %7s | %7s %7s' % (
                     n, fz, s['freeze']['reps'], us_cols(s['freeze'], n), us_cols(s['thaw'], n),
-                    *rr))
+                    ret_cols(s), *todo_ratios(r, fz, TABLE_RATIOS, unknown='-')))
             if n in floor:
                 L.append('%6d %-8s %4d |%s |' % (n, 'floor', floor[n]['reps'],
                                                  us_cols(floor[n], n)))
@@ -394,6 +460,7 @@ def targets(summ, floor, data, added):
     else:
         check(None, 'todo/classic freeze <= 1.0: no spinner or interruptible sleeper measured')
     every_kind_targets(summ, floor, kinds, check, data)
+    return_targets(summ, floor, check, data)
     fl = measured(summ, floor, kinds, 'floor_freeze')
     if fl:
         r, k, n = max(fl)
@@ -432,7 +499,8 @@ def classic_against_itself(data, kind, n, what):
     larger of r and 1/r."""
     reps = {}
     for p in data['points']:
-        if (p['kind'], p['n'], p['freezer']) == (kind, n, 'classic'):
+        if (p['kind'], p['n'], p['freezer']) == (kind, n, 'classic') and \
+                p[what + '_ns'] is not None:
             reps.setdefault(p['rep'] % 2, []).append(p[what + '_ns'])
     if len(reps) < 2 or not all(reps.values()):
         return None
@@ -444,19 +512,45 @@ def every_kind_targets(summ, floor, kinds, check, data):
     """Report through check(): todo/classic medians within the limits, and
     every point that misses them, each with the classic freezer's spread
     against itself at that point (classic_against_itself())."""
-    for what in ('freeze', 'thaw'):
+    for what in LATENCIES:
         for label, chosen, limit in EVERY_KIND_LIMITS:
-            pts = measured(summ, floor, kinds, 'classic_' + what, lambda k, n: chosen(n))
-            text = 'todo/classic %s <= %.1f, every kind, %s' % (what, limit, label)
-            if not pts:
-                check(None, text + ': not measured')
-                continue
-            r, k, n = max(pts)
-            missed = sorted((p for p in pts if p[0] > limit), reverse=True)
-            check(not missed, '%s: worst %.2f (%s n=%d)%s' % (
-                text, r, k, n, '; missed at ' + ', '.join(
-                    '%s n=%d %.2f%s' % (mk, mn, mr, spread(data, mk, mn, what))
-                    for mr, mk, mn in missed) if missed else ''))
+            ratio_target(summ, floor, check, data, what, kinds, chosen, limit,
+                         'todo/classic %s <= %.1f, every kind, %s' % (what, limit, label))
+
+
+# The aims on the return times (docs/bench.md): (what, kinds, chosen(n),
+# limit, text).  A todo freeze of pipe or pause sleepers does not wait for a
+# poll; the thaw of N = 4000 tasks frozen by their item (a broadcast)
+# is no slower than classic's walk.
+RETURN_LIMITS = (
+    ('freeze_ret', ('pause', 'pipe'), lambda n: n >= 100, 0.8,
+     'todo/classic freeze return <= 0.8, pause and pipe, every N >= 100'),
+    ('thaw_ret', ('pause', 'pipe', 'threads'), lambda n: n == 4000, 1.0,
+     'todo/classic thaw return <= 1.0 at N = 4000, pause, pipe and threads'))
+
+
+def return_targets(summ, floor, check, data):
+    for what, kinds, chosen, limit, text in RETURN_LIMITS:
+        ratio_target(summ, floor, check, data, what, kinds, chosen, limit, text)
+
+
+def ratio_target(summ, floor, check, data, what, kinds, chosen, limit, text):
+    """Report through check() whether todo/classic of @what is at most @limit
+    at every point of @kinds whose N chosen() takes, naming each point that
+    misses with the classic freezer's spread there."""
+    pts = measured(summ, floor, kinds, 'classic_' + what, lambda k, n: chosen(n))
+    if not pts:
+        run = [(k, n) for k in kinds for n in sizes_of(summ, k)
+               if chosen(n) and all((k, n, fz) in summ for fz in FREEZERS)]
+        # Run but not known: the return times of an older log or kernel.
+        check(None, text + (': not reported' if run else ': not measured'))
+        return
+    r, k, n = max(pts)
+    missed = sorted((p for p in pts if p[0] > limit), reverse=True)
+    check(not missed, '%s: worst %.2f (%s n=%d)%s' % (
+        text, r, k, n, '; missed at ' + ', '.join(
+            '%s n=%d %.2f%s' % (mk, mn, mr, spread(data, mk, mn, what))
+            for mr, mk, mn in missed) if missed else ''))
 
 
 def spread(data, kind, n, what):

@@ -8,7 +8,10 @@
  * of one kind, alternating the todo and the classic freezer, and reads the
  * latencies the kernel measured (CONFIG_FREEZER_BENCH): from the start of
  * freeze_processes() until the last user task was frozen, and from the
- * start of thaw_processes() until the last one had left the frozen state.
+ * start of thaw_processes() until the last one had left the frozen state;
+ * and the times to return: until freeze_processes() had found user space
+ * frozen (the todo freezer, woken by the last task; the classic one, at
+ * its next poll) and until thaw_processes() had woken or walked them all.
  * The time the write() takes is not used: the writer competes for the CPU
  * with the tasks it freezes.
  *
@@ -32,6 +35,7 @@
  *
  * Output, one line each (the host parses the "BENCH " lines):
  *   BENCH kind=K n=N freezer=F rep=R freeze_ns=.. thaw_ns=.. frozen=.. left=..
+ *         freeze_ret_ns=.. thaw_ret_ns=..   (one line; -1: the kernel has no such field)
  *   BENCH floor n=N rep=R ns=..
  *   BENCH alloc kind=K n=N freezer=F events=.. base=.. per_task=..
  *   BENCH error ...
@@ -108,6 +112,8 @@ struct workload {
 struct sample {
 	long long freeze_ns, thaw_ns;
 	int frozen, left;
+	/* Until freeze_processes() decided, thaw_processes() had woken all; -1: not known */
+	long long freeze_ret_ns, thaw_ret_ns;
 };
 
 static int parse_kind(const char *name)
@@ -495,8 +501,10 @@ static int read_last(struct sample *s)
 
 	if (read_str(BENCH_LAST, buf, sizeof(buf)) < 0)
 		return -1;
-	return sscanf(buf, "freeze_ns=%lld thaw_ns=%lld frozen=%d left=%d",
-		      &s->freeze_ns, &s->thaw_ns, &s->frozen, &s->left) == 4 ? 0 : -1;
+	s->freeze_ret_ns = s->thaw_ret_ns = -1;
+	return sscanf(buf, "freeze_ns=%lld thaw_ns=%lld frozen=%d left=%d frozen_at_ns=%*d thaw_at_ns=%*d freeze_ret_ns=%lld thaw_ret_ns=%lld",
+		      &s->freeze_ns, &s->thaw_ns, &s->frozen, &s->left, &s->freeze_ret_ns,
+		      &s->thaw_ret_ns) >= 4 ? 0 : -1;
 }
 
 /*
@@ -608,8 +616,9 @@ static int series(struct workload *w, const char *kind, int n, int reps)
 				       freezers[i], rep, strerror(-ret));
 				return -1;
 			}
-			printf("BENCH kind=%s n=%d freezer=%s rep=%d freeze_ns=%lld thaw_ns=%lld frozen=%d left=%d\n",
-			       kind, n, freezers[i], rep, s.freeze_ns, s.thaw_ns, s.frozen, s.left);
+			printf("BENCH kind=%s n=%d freezer=%s rep=%d freeze_ns=%lld thaw_ns=%lld frozen=%d left=%d freeze_ret_ns=%lld thaw_ret_ns=%lld\n",
+			       kind, n, freezers[i], rep, s.freeze_ns, s.thaw_ns, s.frozen, s.left,
+			       s.freeze_ret_ns, s.thaw_ret_ns);
 			print_how(kind, n, freezers[i], rep);
 			fr[i][done[i]] = s.freeze_ns;
 			th[i][done[i]++] = s.thaw_ns;

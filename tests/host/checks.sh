@@ -24,17 +24,20 @@ check_bench_out() {
 	name="$prefix: table.txt has a section per kind with todo, classic and floor rows"
 	if [ -s "$t" ]; then
 		pats=("^Freezer bench: kernel 6\.12\.[0-9]+-todo, $REPS repetitions"
-			"^ +N freezer +reps [|] freeze med +min +max +us/task [|] +thaw med")
+			"^ +N freezer +reps [|] freeze med +min +max +us/task [|] +thaw med .*[|] +fret med +tret med [|]")
 		for k in "${KINDS[@]}"; do
 			pats+=("^== $k: ")
 		done
-		# Ratios on the todo row: four numbers.
-		pats+=("^ +10 todo +$REPS [|]( +[0-9]+\.[0-9]+){4} [|]( +[0-9]+\.[0-9]+){4} [|]( +[0-9]+(\.[0-9]+)?){2} [|]( +[0-9]+(\.[0-9]+)?){2}\$"
+		# The return times ("-": not reported), then the ratios on the todo
+		# row: todo/classic freeze, thaw, and of the return times, todo/floor.
+		pats+=("^ +10 todo +$REPS [|]( +[0-9]+\.[0-9]+){4} [|]( +[0-9]+\.[0-9]+){4} [|]( +([0-9]+\.[0-9]+|-)){2} [|]( +[0-9]+(\.[0-9]+)?){2}( +([0-9]+(\.[0-9]+)?|-)){2} [|]( +[0-9]+(\.[0-9]+)?){2}\$"
 			"^ +10 classic +$REPS [|]( +[0-9]+\.[0-9]+){4} [|]( +[0-9]+\.[0-9]+){4} [|]"
 			"^ +10 floor +$REPS [|]( +[0-9]+\.[0-9]+){4} [|]"
 			"$mem"
 			"^allocations per task per freeze\+thaw, pause n=10: todo "
-			"^== targets" "todo/classic freeze <= 1\.0" "within 2x the floor")
+			"^== targets" "todo/classic freeze <= 1\.0" "within 2x the floor"
+			"^(met|MISSED|n/a) +todo/classic freeze return <= 0\.8"
+			"^(met|MISSED|n/a) +todo/classic thaw return <= 1\.0 at N = 4000")
 		expect "$name" "$t" "${pats[@]}"
 		rows=$(grep -cE "^ +10 (todo|classic|floor) +$REPS [|]" "$t" || true)
 		want=$((3 * ${#KINDS[@]}))
@@ -49,11 +52,11 @@ check_bench_out() {
 	# The CSVs: exact headers, and one row per freeze and floor run.
 	name="$prefix: results.csv has its header and a row per freeze and floor run"
 	c=$out/results.csv
-	if header_is "$c" "kind,n,freezer,rep,freeze_ns,thaw_ns,frozen,left"; then
+	if header_is "$c" "kind,n,freezer,rep,freeze_ns,thaw_ns,frozen,left,freeze_ret_ns,thaw_ret_ns"; then
 		# kinds x 2 freezers x reps, the same with no tasks (base), the floor
 		want=$((${#KINDS[@]} * 2 * REPS + 2 * REPS + REPS))
-		rows=$(tail -n +2 "$c" | grep -cE '^[a-z0-9]+,[0-9]+,(todo|classic|floor),[0-9]+,[0-9]+,[0-9]*,[0-9]*,[0-9]*$' || true)
-		bad=$(tail -n +2 "$c" | grep -cvE '^[a-z0-9]+,[0-9]+,(todo|classic|floor),[0-9]+,[0-9]+,[0-9]*,[0-9]*,[0-9]*$' || true)
+		rows=$(tail -n +2 "$c" | grep -cE '^[a-z0-9]+,[0-9]+,(todo|classic|floor),[0-9]+,[0-9]+(,[0-9]*){5}$' || true)
+		bad=$(tail -n +2 "$c" | grep -cvE '^[a-z0-9]+,[0-9]+,(todo|classic|floor),[0-9]+,[0-9]+(,[0-9]*){5}$' || true)
 		if [ "$rows" -eq "$want" ] && [ "$bad" -eq 0 ]; then
 			pass "$name"
 		else
@@ -64,10 +67,11 @@ check_bench_out() {
 	fi
 	name="$prefix: summary.csv has its header and a todo and a classic row per kind"
 	c=$out/summary.csv
-	if header_is "$c" 'kind,n,freezer,reps,freeze_median_ns,freeze_min_ns,freeze_max_ns,freeze_us_per_task,thaw_median_ns,.*,todo_classic_freeze,todo_classic_thaw,todo_floor_freeze,todo_floor_thaw,extra_tasks'; then
+	if header_is "$c" 'kind,n,freezer,reps,freeze_median_ns,freeze_min_ns,freeze_max_ns,freeze_us_per_task,thaw_median_ns,.*,todo_classic_freeze,todo_classic_thaw,todo_floor_freeze,todo_floor_thaw,extra_tasks,freeze_ret_median_ns,.*,todo_classic_freeze_ret,todo_classic_thaw_ret'; then
 		missing=""
 		for k in "${KINDS[@]}"; do
-			grep -qE "^$k,10,todo,$REPS,[0-9]+,.*,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+\$" "$c" || missing+=" $k/todo"
+			# the four ratios and extra_tasks, then 10 return-time columns
+			grep -qE "^$k,10,todo,$REPS,[0-9]+(,[^,]*){7}(,[0-9.]+){5}(,[^,]*){10}\$" "$c" || missing+=" $k/todo"
 			grep -qE "^$k,10,classic,$REPS,[0-9]+," "$c" || missing+=" $k/classic"
 		done
 		grep -qE "^floor,10,floor,$REPS,[0-9]+," "$c" || missing+=" floor"
