@@ -47,7 +47,7 @@ expect "$name" "$tmp/stop1" ' in state_store \(' '^\$1 = "debug-job\.sh\\000'
 name="gdb: lx-todo shows freeze_me's freeze item (todo_freeze_self) queued before it runs"
 between "$out" '^[+]tbreak task_todo_queue' '^[+]delete' >"$tmp/queued"
 expect "$name" "$tmp/queued" \
-	'^ +[0-9]+ +0 freeze_me +2147483647  todo_freeze_self +0x[0-9a-f]+ \[freeze_todo\]$' \
+	'^ +[0-9]+ +0 freeze_me +-2147483648  todo_freeze_self +0x[0-9a-f]+ \[freeze_todo\]$' \
 	'^\$[0-9]+ = 1$'
 
 name="gdb: the breakpoint in todo_freeze_self is hit in freeze_me's context"

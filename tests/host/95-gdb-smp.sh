@@ -53,7 +53,7 @@ fi
 name="gdb smp: lx-todo shows freeze_me's freeze item queued, with its CPU"
 between "$out" '^[+]lx-todo' '^[+]lx-frozen' >"$tmp/todo"
 expect "$name" "$tmp/todo" '^ +PID CPU COMM ' \
-	'^ +[0-9]+ +[0-3] freeze_me +2147483647  todo_freeze_self +0x[0-9a-f]+ \[freeze_todo\]$'
+	'^ +[0-9]+ +[0-3] freeze_me +-2147483648  todo_freeze_self +0x[0-9a-f]+ \[freeze_todo\]$'
 
 name="gdb smp: lx-frozen shows freeze_me freezing, its item queued and kicked"
 between "$out" '^[+]lx-frozen freezing' '^[+]hbreak' >"$tmp/freezing"
