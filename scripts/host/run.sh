@@ -12,8 +12,10 @@
 # trips (pm_test=freezer; --pm-test LEVEL, "none" for a real suspend).
 # Programs must be static or shell scripts: the guest has busybox, not the
 # host's libraries.
+# --kernel-arg ARG (again for more) adds ARG to the kernel command line
+# (say cpuidle.off=1).
 # Usage: scripts/host/run.sh [--flavour F] [--rw] [--kernel-log] [--pm-test L]
-#          [--cwd DIR] [--timeout S] [-- CMD [ARG...]]
+#          [--cwd DIR] [--timeout S] [--kernel-arg ARG] [-- CMD [ARG...]]
 #   CMD alone is a shell command line (sh -c); CMD ARG... a program and
 #   its arguments.
 . "$(dirname "$0")/lib/session.sh"
@@ -27,7 +29,7 @@ run_cmd() {
 	local dir status=0 line
 	cmd_flavour_ok "$FLAVOUR"
 	dir=$(cmd_dir_create "$cwd" "$rw" "${cmd[@]}") || exit
-	local log=$LOGS/run-cmd-$(date +%Y%m%d-%H%M%S).log args=(cmd_dir="$dir" pm_test="$pm_test")
+	local log=$LOGS/run-cmd-$(date +%Y%m%d-%H%M%S).log args=(cmd_dir="$dir" pm_test="$pm_test" "${kernel_args[@]}")
 	[ "$kernel_log" -eq 1 ] || args+=(quiet)
 	info "running in the guest ($FLAVOUR, ${cwd} $([ "$rw" -eq 1 ] && echo read-write || echo read-only)): ${cmd[*]}" >&2
 	session_start --flavour "$FLAVOUR" --job cmd --timeout "$timeout" --show none --log "$log" -- "${args[@]}" >&2
@@ -44,7 +46,7 @@ run_cmd() {
 }
 
 main() {
-	local cwd=$PWD rw=0 kernel_log=0 pm_test=freezer timeout=${TIMEOUT:-3600} cmd=() args=()
+	local cwd=$PWD rw=0 kernel_log=0 pm_test=freezer timeout=${TIMEOUT:-3600} cmd=() args=() kernel_args=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--rw) rw=1; shift ;;
@@ -52,6 +54,7 @@ main() {
 		--pm-test) pm_test=$2; shift 2 ;;
 		--cwd) cwd=$(cd "$2" && pwd) || die "no directory $2"; shift 2 ;;
 		--timeout) timeout=$2; shift 2 ;;
+		--kernel-arg) kernel_args+=("$2"); shift 2 ;;
 		-h | --help) usage; exit 0 ;;
 		--) shift; cmd=("$@"); break ;;
 		*) args+=("$1"); shift ;;
@@ -62,10 +65,10 @@ main() {
 	[ ${#cmd[@]} -eq 0 ] || run_cmd
 	if [ -t 0 ] && [ -t 1 ]; then
 		stage "booting ./linux (flavour $FLAVOUR) with a shell on this terminal"
-		session_start --terminal --flavour "$FLAVOUR" --job shell
+		session_start --terminal --flavour "$FLAVOUR" --job shell -- "${kernel_args[@]}"
 	else
 		stage "booting ./linux (flavour $FLAVOUR)"
-		session_start --flavour "$FLAVOUR" --job run --timeout "${TIMEOUT:-300}"
+		session_start --flavour "$FLAVOUR" --job run --timeout "${TIMEOUT:-300}" -- "${kernel_args[@]}"
 	fi
 	session_wait
 }

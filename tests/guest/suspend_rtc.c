@@ -23,6 +23,12 @@
  * The kernel log must show that freezer freezing user space and thawing
  * it again, and a child counting in a loop must have stopped for the whole
  * frozen window each time.
+ *
+ * Both states suspend timekeeping, as on real hardware: CLOCK_MONOTONIC
+ * stands still while CLOCK_BOOTTIME counts the sleep.  UML 6.12 had no
+ * cpuidle, so its suspend-to-idle ran the ordinary idle loop with the tick
+ * going and CLOCK_MONOTONIC counted the sleep too (as "cpuidle.off=1"
+ * still does).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -38,6 +44,9 @@
 #define RTC_SECONDS	"/sys/class/rtc/rtc0/since_epoch"
 #define ALARM_S		2
 #define SUSPENDS	5
+/* What suspend-to-idle picks: the deepest state with ->enter_s2idle. */
+#define S2IDLE_USAGE	"/sys/devices/system/cpu/cpu0/cpuidle/state1/s2idle/usage"
+#define S2IDLE_CYCLES	50
 
 struct counter {
 	volatile long long max_gap_ns;
@@ -66,8 +75,8 @@ static int alarm_after_irq(char *buf, size_t size)
 }
 
 /*
- * CLOCK_BOOTTIME in ns: unlike CLOCK_MONOTONIC, it counts the time spent
- * in suspend-to-RAM, where timekeeping is suspended.
+ * CLOCK_BOOTTIME in ns: unlike CLOCK_MONOTONIC (now_ns()), it counts the
+ * time spent in a suspend, where timekeeping is suspended.
  */
 static long long boottime_ns(void)
 {
@@ -232,7 +241,7 @@ static void suspend_once(struct __test_metadata *_metadata,
 						   "PM: suspend entry (deep)";
 	char expect[64], alarm[32], *log;
 	struct freeze_window w;
-	long long t0, took, due, woke;
+	long long t0, m0, took, slept, due, woke;
 	long count;
 	int i, ret;
 
@@ -242,13 +251,15 @@ static void suspend_once(struct __test_metadata *_metadata,
 	ASSERT_GE(count, 0) TH_LOG("no rtc line in /proc/interrupts");
 	ret = arm_alarm(&due);
 	ASSERT_EQ(0, ret) TH_LOG("suspend %d: arming the alarm: %s", nr, strerror(-ret));
+	m0 = now_ns();
 	t0 = boottime_ns();
 	ret = write_str(POWER_STATE, state);
 	took = boottime_ns() - t0;
+	slept = took - (now_ns() - m0);
 	t0 = now_ns();
 	woke = read_ll(RTC_SECONDS);
-	TH_LOG("suspend %d to %s with the %s freezer: %d after %.3f s; rtc interrupts %ld -> %ld; alarm due at %lld, back at %lld",
-	       nr, state, freezer, ret, took / 1e9, count, rtc_irq_count(), due, woke);
+	TH_LOG("suspend %d to %s with the %s freezer: %d after %.3f s (%.3f s of it suspended: CLOCK_BOOTTIME - CLOCK_MONOTONIC); rtc interrupts %ld -> %ld; alarm due at %lld, back at %lld",
+	       nr, state, freezer, ret, took / 1e9, slept / 1e9, count, rtc_irq_count(), due, woke);
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, last_freeze_window(&w)) TH_LOG("no freeze window in %s", FREEZER_BENCH_LAST);
 	/* Woken by its own alarm, which the RTC core saw fire. */
@@ -263,6 +274,9 @@ static void suspend_once(struct __test_metadata *_metadata,
 	 */
 	EXPECT_GE(took, (ALARM_S - 1) * 1000000000LL);
 	EXPECT_EQ(due, woke) TH_LOG("back %+lld s off the alarm's second", woke - due);
+	/* Timekeeping was suspended for the sleep: CLOCK_MONOTONIC stood still. */
+	EXPECT_GE(slept, (ALARM_S - 1) * 1000000000LL)
+		TH_LOG("CLOCK_MONOTONIC counted the suspend: timekeeping was not suspended");
 
 	/* The child runs again and shows the suspend as one long gap. */
 	i = self->c->iters;
@@ -316,6 +330,40 @@ TEST_F_TIMEOUT(rtc, two_suspends_to_ram_each_woken_by_the_rtc_alarm, 120)
 	start_counter(_metadata, self);
 	for (i = 1; i <= 2; i++)
 		suspend_once(_metadata, self, variant->freezer, "mem", i);
+}
+
+/*
+ * Many short suspends-to-idle in a row (100 with both freezers), each woken
+ * by a "+1" alarm (the next RTC second), each through the cpuidle state
+ * with ->enter_s2idle (its s2idle_usage counts them), for the kernel log
+ * check after the job: lockdep and KASAN silent across them.  An alarm can
+ * fire while the suspend is still freezing; that suspend is then aborted
+ * (EBUSY: a wakeup event came) and does not count.
+ */
+TEST_F_TIMEOUT(rtc, suspends_to_idle_in_a_row_each_through_the_cpuidle_s2idle_state, 240)
+{
+	long long before, after, slept = 0, t0, m0;
+	int done = 0, aborted = 0, ret;
+
+	while (done < S2IDLE_CYCLES) {
+		before = read_ll(S2IDLE_USAGE);
+		ASSERT_GE(before, 0) TH_LOG("no %s: no cpuidle state with ->enter_s2idle", S2IDLE_USAGE);
+		ASSERT_EQ(0, write_str(WAKEALARM, "0"));
+		ASSERT_EQ(0, write_str(WAKEALARM, "+1"));
+		m0 = now_ns();
+		t0 = boottime_ns();
+		ret = write_str(POWER_STATE, "freeze");
+		if (ret == -EBUSY && ++aborted <= S2IDLE_CYCLES / 2)
+			continue;
+		ASSERT_EQ(0, ret) TH_LOG("suspend %d: %s (%d aborted before)",
+					 done + 1, strerror(-ret), aborted);
+		slept += boottime_ns() - t0 - (now_ns() - m0);
+		after = read_ll(S2IDLE_USAGE);
+		ASSERT_GT(after, before) TH_LOG("suspend %d did not enter the s2idle state", done + 1);
+		done++;
+	}
+	TH_LOG("%d suspends to idle with the %s freezer (%d aborted by an early alarm), %.3f s suspended in all",
+	       done, variant->freezer, aborted, slept / 1e9);
 }
 
 /*

@@ -274,8 +274,10 @@ check_tracedat() {
 }
 
 # check_sleepgraph_html HTML: the page sleepgraph drew parses as HTML
-# (Python's parser, every div closed) and names freeze_processes and
-# thaw_processes, the freezer's phases, in its timeline.
+# (Python's parser, every div closed), names freeze_processes and
+# thaw_processes, the freezer's phases, in its timeline, and carries no
+# failure banner (its "testfail" table: "test did not enter freeze (S2idle)
+# power mode" when no timekeeping_freeze event was traced).
 check_sleepgraph_html() {
 	python3 - "$1" <<'PY'
 import sys
@@ -285,14 +287,21 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.depth, self.text, self.tags = 0, [], 0
+        self.fail, self.failures = 0, []
     def handle_starttag(self, tag, attrs):
         self.tags += 1
         self.depth += tag == 'div'
         self.text += [v for k, v in attrs if k == 'title' and v]
+        if tag == 'table' and ('class', 'testfail') in attrs:
+            self.fail = 1
     def handle_endtag(self, tag):
         self.depth -= tag == 'div'
+        if tag == 'table':
+            self.fail = 0
     def handle_data(self, data):
         self.text.append(data)
+        if self.fail and data.strip():
+            self.failures.append(data.strip())
 
 errors = []
 try:
@@ -310,6 +319,8 @@ for phase in ('freeze_processes', 'thaw_processes'):
         print('# %s: %s' % (phase, names[0].strip()))
     else:
         errors.append('no %s in the timeline' % phase)
+for f in page.failures:
+    errors.append('sleepgraph failed the test: %s' % f)
 print('# %s: %d tags' % (sys.argv[1], page.tags))
 for e in errors:
     print('# ' + e)

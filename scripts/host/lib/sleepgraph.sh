@@ -8,8 +8,8 @@
 # scripts/guest/tracecmd-lib.sh): DIR/sleepgraph_dmesg.txt and
 # DIR/sleepgraph_ftrace.txt.  Run on the host, not in the guest: its
 # network probe fails there (no CONFIG_INET).  Its output in
-# DIR/sleepgraph.log; its "TEST FAILED" on UML is explained in
-# docs/trace.md.
+# DIR/sleepgraph.log; a "TEST FAILED" in it is reported (docs/trace.md says
+# what it meant on UML before the cpuidle driver, arch-um-patches/0016).
 sleepgraph_render() {
 	local dir=$1 sg=$SRC/tools/power/pm-graph/sleepgraph.py f
 	[ -f "$sg" ] || die "no sleepgraph at ${sg#"$TOP"/}" "unpack the kernel source: make source"
@@ -23,8 +23,8 @@ sleepgraph_render() {
 		die "sleepgraph could not render the capture in ${dir#"$TOP"/}" "see $dir/sleepgraph.log"
 	[ -s "$dir/sleepgraph.html" ] || die "sleepgraph wrote no ${dir#"$TOP"/}/sleepgraph.html" "see $dir/sleepgraph.log"
 	if grep -q 'FAILED' "$dir/sleepgraph.log"; then
-		info "sleepgraph says: $(grep -m1 'FAILED' "$dir/sleepgraph.log")"
-		info "  (UML's suspend-to-idle does not freeze timekeeping: docs/trace.md)"
+		info "warning: sleepgraph says: $(grep -m1 'FAILED' "$dir/sleepgraph.log")"
+		info "  (no timekeeping_freeze in the trace: was the kernel built with CONFIG_CPU_IDLE? docs/trace.md)"
 	fi
 	info "sleepgraph: ${dir#"$TOP"/}/sleepgraph.html"
 }
