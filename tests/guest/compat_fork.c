@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fork() during a freeze.  copy_process() rechecks for a pending signal
- * just before it adds the child, and gives up with -ERESTARTNOINTR: the
- * classic freezer's fake signal, which recalc_sigpending() keeps while the
- * task is freezing, makes a fork(), vfork() or clone() the freezer catches
- * fail, the parent freezes, and the call is restarted after the thaw.  So
- * no process or thread is created, let alone runs, while the freeze goes
- * on.  TIF_NOTIFY_SIGNAL alone does not stop the fork: the child would be
- * created, and run, inside the freeze, up to one per forker per pass.
+ * fork() during a freeze.  copy_process() checks for a pending signal
+ * once, early, before it copies anything (dup_task_struct()), and gives up
+ * with -ERESTARTNOINTR: the classic freezer's fake signal, which
+ * recalc_sigpending() keeps while the task is freezing, makes a fork(),
+ * vfork() or clone() that reaches the check after the kick fail, the
+ * parent freezes, and the call is restarted after the thaw.  Past the
+ * check only a fatal signal stops it.  TIF_NOTIFY_SIGNAL alone does not
+ * stop the fork: the child would be created, and run, inside the freeze,
+ * up to one per forker per pass.
  *
  * A few forkers loop on one kind of call each; every child (or thread)
  * stamps the time it first runs and exits at once.  No child of a call
