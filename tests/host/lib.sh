@@ -59,12 +59,17 @@ last_gdb_session() {
 header_is() { [ -s "$1" ] && [[ $(head -n 1 "$1") =~ ^$2$ ]]; }
 
 # kunit_suites CONFIG: the KUnit suites that kernel config CONFIG builds;
-# each must have reported, or its results are silently missing.
+# each must have reported, or its results are silently missing.  Read from
+# the source: for each CONFIG_*KUNIT_TEST=y, the objects a Makefile builds
+# with it, and the .name of each kunit_suite in their C files.
 kunit_suites() {
-	local pair
-	for pair in TASK_TODO_KUNIT_TEST:task_todo TODO_FREEZER_KUNIT_TEST:todo_freezer \
-		MACCESS_KUNIT_TEST:maccess; do
-		if grep -q "^CONFIG_${pair%%:*}=y" "$1"; then echo "${pair#*:}"; fi
+	local opt mk obj
+	for opt in $(sed -n 's/^CONFIG_\([A-Z0-9_]*KUNIT_TEST\)=y$/\1/p' "$1"); do
+		while IFS=: read -r mk obj; do
+			sed -n '/struct kunit_suite [a-z0-9_]* = {/,/};/ s/^[[:space:]]*\.name = "\([^"]*\)".*/\1/p' \
+				"${mk%/*}/${obj%.o}.c"
+		done < <(grep -rHo --include=Makefile "^obj-\$(CONFIG_$opt)[[:space:]]*+=[[:space:]]*[a-z0-9_-]*\.o" "$SRC" |
+			sed 's/:obj-.*=[[:space:]]*/:/')
 	done
 }
 
