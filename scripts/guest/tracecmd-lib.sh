@@ -70,8 +70,10 @@ tc() {
 	return "$tc_status"
 }
 
-# tc_start: a fresh buffer, the freezer, todo and power events on.
-tc_start() { tc start -B "$TC_BUF" -C mono -e freezer -e todo -e power; }
+# tc_start [CLOCK]: a fresh buffer, the freezer, todo and power events on,
+# stamped with trace clock CLOCK (default mono, the clock of the guest
+# programs' freeze windows).
+tc_start() { tc start -B "$TC_BUF" -C "${1:-mono}" -e freezer -e todo -e power; }
 
 # tc_mark TEXT: a line in the trace (ftrace's print event, a trace marker).
 tc_mark() { echo "$*" >"$TC_TRACING/trace_marker"; }
@@ -90,13 +92,17 @@ tc_end() { tc reset -B "$TC_BUF"; rmdir "$TC_TRACING" 2>/dev/null; true; }
 # the trace is the instance's ftrace text with sleepgraph's SUSPEND START
 # and RESUME COMPLETE markers, the kernel log is printed with timestamps.
 # The guest has no host name of its own ("(none)"): it gets one here, as
-# sleepgraph names the machine after it.
+# sleepgraph names the machine after it.  The trace clock is boot, which
+# counts the time suspended, as the clock sleepgraph traces with on real
+# hardware does: sleepgraph cuts that time out of the timeline between its
+# timekeeping_freeze events and reports it as the time in s2idle (with
+# mono it would be the few microseconds timekeeping took to stop).
 tc_s2idle() {
 	alarm=/sys/class/rtc/rtc0/wakealarm
 	[ -w "$alarm" ] || { echo "${TC_SAY}sleepgraph: no $alarm to wake the guest"; return 1; }
 	[ "$(hostname)" != "(none)" ] || hostname uml-todo
 	pm_test=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/power/pm_test)
-	tc_start || return 1
+	tc_start boot || return 1
 	stamp="# suspend-$(date +%m%d%y-%H%M%S) $(hostname) freeze $(uname -r)"
 	echo none >/sys/power/pm_test
 	echo 0 >"$alarm"
