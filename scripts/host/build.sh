@@ -45,6 +45,7 @@ main() {
 	FLAVOUR=$(flavour_opt build "$@")
 	obj=$(obj_dir "$FLAVOUR")
 	arch=$(flavour_arch "$FLAVOUR")
+	backend_load "$FLAVOUR"
 	image=$obj/$(flavour_image "$FLAVOUR")
 	hold_lock "$obj.lock" "${obj#"$TOP"/}"
 	[ -f "$obj/.config" ] || die "no ${obj#"$TOP"/}/.config" "configure and build: make build FLAVOUR=$FLAVOUR"
@@ -81,9 +82,10 @@ main() {
 	# after the start of this make (.kernel-make-start) may not be in it.
 	touch "$image"
 	mv -f "$obj/.kernel-make-start.new" "$obj/.kernel-make-start"
-	# The smp flavour is for QEMU, and a build into another dir (OBJ_DIR=,
-	# e.g. the candidates alone) is not the one ./linux should run.
-	if [ "$arch" != um ] || [ -n "${OBJ_DIR:-}" ]; then
+	# ./linux is a UML kernel (the smp flavour's is for QEMU), and a build
+	# into another dir (OBJ_DIR=, e.g. the candidates alone) is not the one
+	# ./linux should run.
+	if ! backend_links_top || [ -n "${OBJ_DIR:-}" ]; then
 		info "built $(cat "$obj/include/config/kernel.release") ($arch) in $((SECONDS - start)) s: ${image#"$TOP"/}"
 		return 0
 	fi

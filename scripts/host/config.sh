@@ -42,7 +42,8 @@ main() {
 	flavour=$(flavour_opt config "$@")
 	OBJ=$(obj_dir "$flavour")
 	ARCH=$(flavour_arch "$flavour")
-	base=$(flavour_base "$flavour")
+	backend_load "$flavour"
+	base=$(backend_config_base)
 	for f in $(flavour_fragments "$flavour"); do
 		[ -f "$CONFIGS/$f.config" ] || die "config fragment $CONFIGS/$f.config is missing"
 		frags+=("$CONFIGS/$f.config")

@@ -26,20 +26,6 @@
 . "$(dirname "$0")/lib/cmd-dir.sh"
 help_if_asked "$@"
 
-# Host signals the UML kernel uses for itself (arch/um/os-Linux/signal.c,
-# counted with "handle SIG... nostop print pass" over a boot, a freeze and the guest
-# suite): SIGALRM is its timer tick, SIGIO its interrupts (console, disks),
-# SIGCHLD comes with every stop of the host processes that run the guest's
-# processes (ptrace); SIGSEGV in kernel mode is its page fault (segv() in
-# arch/um/kernel/trap.c: kernel mappings synced lazily, fixups), SIGWINCH
-# the console's window size, SIGUSR1 the host's wake-up from a suspend to
-# RAM.  gdb would stop at every SIGSEGV and SIGUSR1; all must reach UML.
-# SIGVTALRM is not used by UML 6.12 (no handler).  SIGTRAP is gdb's own:
-# never pass it, a SIGTRAP in kernel mode is fatal ("Kernel panic - not
-# syncing: Kernel mode signal 5").  SIGBUS, SIGILL and SIGFPE keep gdb's
-# default (stop).
-UML_SIGNALS="SIGALRM SIGIO SIGCHLD SIGWINCH SIGSEGV SIGUSR1"
-
 # Kernel parameters that keep a session quiet: the kernel misses its ticks
 # while gdb holds it, so after a stop RCU would report a CPU stall and the
 # hung-task detector a task blocked for over 120 s.  Both stay off for a
@@ -49,7 +35,8 @@ DEBUG_QUIET_ARGS=(rcupdate.rcu_cpu_stall_suppress=1 sysctl.kernel.hung_task_time
 # The todo freeze path: queueing, the callback in the task being frozen, thaw.
 DEFAULT_BREAKS="todo_freeze_task todo_freeze_self todo_thaw_begin"
 
-# Software breakpoints by default (BP=hbreak for hardware ones).  Both were
+# On UML, software breakpoints by default (BP=hbreak for hardware ones;
+# the backend's choice, backend_gdb_breakpoint: QEMU's is hbreak).  Both were
 # run in batch mode on UML 6.12, over a freeze, the single-stepped
 # walkthrough, attach and detach, and 20 stress cycles (about 24,000 hits):
 # both run cleanly while gdb is in control.  "Kernel panic - not syncing:
@@ -91,12 +78,8 @@ if [ -n "$debug_as" ]; then
 	info "make debug FLAVOUR=$flavour runs $debug_as: the $flavour kernel with debug info and gdb scripts"
 	flavour=$debug_as
 fi
-arch=$(flavour_arch "$flavour")
-# Under QEMU, hardware breakpoints: gdb connects while the CPUs are still
-# at the reset vector, where the kernel text is not mapped yet, so a
-# software breakpoint cannot be written there under KVM (TCG would take
-# either kind).
-[ -n "$bp" ] || if [ "$arch" = um ]; then bp="break"; else bp="hbreak"; fi
+backend_load "$flavour"
+[ -n "$bp" ] || bp=$(backend_gdb_breakpoint)
 obj=$(obj_dir "$flavour")
 vmlinux=$obj/vmlinux
 
@@ -257,7 +240,7 @@ debug_qemu() {
 	exit "$rc"
 }
 
-if [ "$arch" != um ] && [ -n "$attach" ]; then
+if [ -n "$attach" ] && ! backend_can_attach; then
 	die "the $flavour kernel runs under QEMU: there is no process to attach to" \
 		"run make debug FLAVOUR=$flavour without ATTACH=: it boots one under gdb"
 fi
@@ -283,10 +266,11 @@ gdb_args=(-q -iex "add-auto-load-safe-path $obj"
 while read -r foreign; do
 	gdb_args+=(-iex "set substitute-path $foreign $BUILD")
 done < <(foreign_build_dirs "$vmlinux")
-[ "$arch" != um ] || gdb_args+=(-ex "handle $UML_SIGNALS nostop noprint pass")
+backend_gdb_args
+gdb_args+=("${BACKEND_GDB_ARGS[@]}")
 log=$LOGS/debug-$(date +%Y%m%d-%H%M%S)-$$.log
 mkdir -p "$LOGS"
-[ "$arch" = um ] || debug_qemu
+! backend_has_gdb_stub || debug_qemu
 # Hardware breakpoints need a live process: start it stopped at its first
 # instruction (starti), or attach first, then set them.
 if [ -n "$attach" ] || [ "$bp" = break ]; then

@@ -61,7 +61,8 @@ main() {
 		esac
 	done
 	FLAVOUR=$(flavour_opt run "${args[@]}")
-	[ "$(flavour_arch "$FLAVOUR")" != um ] || link_top "$FLAVOUR"
+	backend_load "$FLAVOUR"
+	! backend_links_top || link_top "$FLAVOUR"
 	[ ${#cmd[@]} -eq 0 ] || run_cmd
 	if [ -t 0 ] && [ -t 1 ]; then
 		stage "booting ./linux (flavour $FLAVOUR) with a shell on this terminal"

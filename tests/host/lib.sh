@@ -104,11 +104,12 @@ console_results() {
 # the boot itself did not finish (runner exit other than 0 or 1, the
 # guest's own verdict).
 boot_job() {
-	local name=$1 job=$2 timeout=$3 log=$4 flavour=$5 opts=() rc mem=512M
+	local name=$1 job=$2 timeout=$3 log=$4 flavour=$5 opts=() rc mem
 	shift 5
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
 	[ $# -eq 0 ] || shift
-	[ "$(flavour_arch "$flavour")" = um ] || mem=1G
+	backend_load "$flavour"
+	mem=$(backend_test_mem)
 	"$TOP/scripts/host/boot.sh" --flavour "$flavour" --job "$job" --timeout "$timeout" --mem "$mem" \
 		--show none --log "$log" -- "$@" >"$log.runner" 2>&1 && rc=0 || rc=$?
 	console_results "$name" "$log" "${opts[@]}"

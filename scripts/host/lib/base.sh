@@ -2,7 +2,12 @@
 # The frame of every host script, its first library: strict mode, where
 # things are, its usage (-h), progress lines, and running commands with
 # their output kept in a log.  Sourcing it (as any of scripts/host/lib/)
-# defines, and changes nothing on disk.
+# defines, and changes nothing on disk.  Once per shell: backend_load
+# (flavour.sh) sources a backend, and with it this file, while a script
+# runs; a second run would undo what the script set since (set +e, a
+# function it redefined).
+[ -z "${BASE_SH_LOADED:-}" ] || return 0
+BASE_SH_LOADED=1
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)

@@ -27,9 +27,10 @@ cmd_dir_create() {
 	echo "$dir"
 }
 
-# cmd_flavour_ok FLAVOUR: die unless FLAVOUR boots UML, the one with hostfs.
+# cmd_flavour_ok FLAVOUR: die unless FLAVOUR's backend has hostfs (UML's).
 cmd_flavour_ok() {
-	[ "$(flavour_arch "$1")" = um ] ||
+	backend_load "$1"
+	backend_has_hostfs ||
 		die "the $1 flavour runs under QEMU, which has no hostfs: a command runs on the UML flavours only" \
 			"use FLAVOUR=run or FLAVOUR=test; on 4 vCPUs: make smp-test, or make debug FLAVOUR=smp (docs/testing.md)"
 }

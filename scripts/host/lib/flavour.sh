@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # The flavours: the table in configs/flavours.mk (the Makefile includes it
-# too), what each builds (arch, config fragments, image) and where.
+# too), what each builds (arch, config fragments, image) and where, and
+# which backend boots it (backend_load).
 . "${BASH_SOURCE[0]%/*}/base.sh"
 
 # flavour_table KEY: its VALUE, empty when the key is not there.
@@ -38,12 +39,16 @@ flavour_arch() {
 	esac
 }
 
-# What the fragments are merged onto: a defconfig file in the kernel tree,
-# or "allnoconfig" (everything off; the fragment names all it needs).
-flavour_base() {
+# backend_load FLAVOUR: source the backend of FLAVOUR's arch, the one place
+# that knows UML from QEMU: scripts/host/lib/uml.sh or qemu.sh, which
+# define the same backend_ functions (as kunit.py's
+# LinuxSourceTreeOperationsUml and LinuxSourceTreeOperationsQemu are one
+# interface).  Nothing is sourced again when that backend is loaded.
+BACKEND_LOADED="" # uml or qemu; not taken from the environment
+backend_load() {
 	case $(flavour_arch "$1") in
-	um) echo arch/um/configs/x86_64_defconfig ;;
-	*) echo allnoconfig ;;
+	um) [ "$BACKEND_LOADED" = uml ] || . "${BASH_SOURCE[0]%/*}/uml.sh" ;;
+	*) [ "$BACKEND_LOADED" = qemu ] || . "${BASH_SOURCE[0]%/*}/qemu.sh" ;;
 	esac
 }
 
@@ -53,7 +58,7 @@ flavour_image() { flavour_table "image.$1"; }
 obj_dir() { echo "${OBJ_DIR:-$BUILD/obj-$1}"; }
 
 # link_top FLAVOUR: ./linux and ./vmlinux are that UML kernel (build.sh
-# after building it, run.sh before booting it).
+# after building it, run.sh before booting it, when backend_links_top).
 link_top() {
 	local obj
 	obj=$(obj_dir "$1")

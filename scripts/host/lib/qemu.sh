@@ -1,7 +1,11 @@
 # shellcheck shell=bash
-# x86_64 guests under qemu-system-x86_64 (the smp flavour): which
-# accelerator, decided by trying it, and the command line.  Source it;
-# scripts/host/lib/session.sh does.
+# The QEMU backend: x86_64 guests under qemu-system-x86_64 (the smp
+# flavours): which accelerator, decided by trying it, and the command
+# line.  scripts/host/lib/uml.sh defines the same backend_ functions for
+# UML; backend_load (scripts/host/lib/flavour.sh) sources one of the two
+# for a flavour, and nothing else asks which.  Sourced alone, for the
+# qemu_ functions (scripts/host/test.sh: the KVM verdict), it needs no
+# flavour.
 #
 # SMP_ACCEL=kvm or tcg forces one, with no fallback.  Unset, KVM is used
 # only if a probe guest (scripts/kvm-probe/probe.S, well under a second)
@@ -18,7 +22,10 @@
 # boots (make test) probes once.
 . "${BASH_SOURCE[0]%/*}/base.sh"
 
+# shellcheck disable=SC2034 # read by backend_load
+BACKEND_LOADED=qemu
 QEMU=qemu-system-x86_64
+QEMU_ACCEL_FORCED=0
 # Under KVM the banner comes within a second; a boot that has printed
 # nothing after this many seconds is taken as KVM failing.
 QEMU_FIRST_LINE_TIMEOUT=${SMP_KVM_FIRST_LINE_TIMEOUT:-30}
@@ -172,3 +179,104 @@ qemu_cmd() {
 qemu_gdb_stub_args() {
 	QEMU_GDB_STUB_ARGS=(-S -chardev "socket,id=gdbstub,path=$1,server=on,wait=off" -gdb chardev:gdbstub)
 }
+
+# backend_config_base: what a flavour's config fragments are merged onto
+# (scripts/host/config.sh): "allnoconfig", everything off; the fragment
+# names all it needs.
+backend_config_base() { echo allnoconfig; }
+
+# backend_links_top: false: a bzImage is no program to run as ./linux.
+backend_links_top() { false; }
+
+# backend_test_mem: the guest memory the host tests boot with
+# (boot_job in tests/host/lib.sh): 4 vCPUs, KCSAN and lockdep.
+backend_test_mem() { echo 1G; }
+
+# backend_cmd JOB MEM INITRD INPUT GDB-STUB [KERNEL-ARG...]: set BACKEND_CMD
+# to the command that boots SESSION_IMAGE with guest job JOB
+# (session_start): MEM of memory, INITRD, the serial console on stdio
+# (INPUT is UML's), under the accelerator qemu_decide_accel chose (in
+# SESSION_ACCEL); with GDB-STUB 1, halted until gdb connects to
+# SESSION_GDB_SOCKET.  What backend_fallback_cmd boots again with is kept
+# in QEMU_BOOT_ARGS.
+backend_cmd() {
+	local job=$1 mem=$2 initrd=$3 gdb_stub=$5
+	shift 5
+	# panic=-1 with -no-reboot: a panic ends QEMU at once, as it ends UML.
+	# KUnit and KCSAN from boot (configs/smp.config says why not by config);
+	# a later kunit.enable=0 in the extra arguments wins.  loglevel=6:
+	# with several vCPUs the kernel's info lines (a freeze prints
+	# five) land inside the guest's KTAP lines on the one serial port
+	# ("okFreezing user space processes" was seen), so only notices
+	# ("Linux version", the KVM fallback's cue) and worse (every
+	# report parse_console.py looks for) reach the console; the
+	# programs read the whole kernel log themselves.
+	QEMU_BOOT_ARGS=("$SESSION_IMAGE" "$initrd" "$mem"
+		"console=ttyS0 panic=-1 loglevel=6 kunit.enable=1 kcsan.early_enable=1 $(guest_lpj "$(obj_dir "$SESSION_FLAVOUR")/.config") job=$job $*")
+	if [ "$gdb_stub" -eq 1 ]; then
+		session_gdb_socket_path
+		qemu_gdb_stub_args "$SESSION_GDB_SOCKET"
+		QEMU_BOOT_ARGS+=("${QEMU_GDB_STUB_ARGS[@]}")
+	fi
+	qemu_decide_accel
+	SESSION_ACCEL=${SMP_ACCEL:-$SMP_ACCEL_PROBED}
+	qemu_cmd "$SESSION_ACCEL" "${QEMU_BOOT_ARGS[@]}"
+	# shellcheck disable=SC2034 # for the caller
+	BACKEND_CMD=("${QEMU_CMD[@]}")
+}
+
+# backend_halted LOG: without ACPI tables the x86_64 guest cannot power
+# off: poweroff -f halts it instead ("System halted" in console LOG), and
+# QEMU would wait for the timeout.
+backend_halted() { grep -q "^$SESSION_EXIT_TAG" "$1" && grep -q 'System halted' "$1"; }
+
+# backend_kvm_broke LOG STARTED [STATUS]: a boot under KVM that SMP_ACCEL
+# did not force, started at SECONDS=STARTED with its console in LOG,
+# failed before its first console line (QEMU aborted or exited with
+# STATUS, printed nothing in time, or said "KVM internal error"); the
+# reason in SESSION_KVM_WHY.
+backend_kvm_broke() {
+	[ "$SESSION_ACCEL" = kvm ] && [ "$QEMU_ACCEL_FORCED" -eq 0 ] || return 1
+	SESSION_KVM_WHY=$(qemu_kvm_failure "$1" "${3:-}" "$((SECONDS - $2))")
+	[ -n "$SESSION_KVM_WHY" ]
+}
+
+# backend_fallback_cmd: set BACKEND_CMD to the boot of backend_cmd again,
+# under TCG, after KVM failed it (backend_kvm_broke).
+backend_fallback_cmd() {
+	SESSION_ACCEL=tcg
+	qemu_cmd "$SESSION_ACCEL" "${QEMU_BOOT_ARGS[@]}"
+	# shellcheck disable=SC2034 # for the caller
+	BACKEND_CMD=("${QEMU_CMD[@]}")
+}
+
+# backend_pid: QEMU's host pid, the id of the session's process group.
+backend_pid() { cat "$SESSION_DIR/$SESSION_UMID.pgid" 2>/dev/null; }
+
+# backend_mconsole: dies: mconsole is a UML device.
+backend_mconsole() {
+	die "the $SESSION_FLAVOUR flavour runs under QEMU: it has no mconsole (a UML device)" \
+		"boot a UML flavour (run, test or bench) to use uml_mconsole"
+}
+
+# backend_has_hostfs: false: no hostfs, and configs/smp.config has no
+# virtio-9p.
+backend_has_hostfs() { false; }
+
+# backend_has_gdb_stub: true: gdb connects to QEMU's stub (session_start
+# --gdb-stub), one thread per vCPU.
+backend_has_gdb_stub() { true; }
+
+# backend_can_attach: false: the kernel is no host process of its own.
+backend_can_attach() { false; }
+
+# backend_gdb_breakpoint: hardware breakpoints: gdb connects while the CPUs
+# are still at the reset vector, where the kernel text is not mapped yet,
+# so a software breakpoint cannot be written there under KVM (TCG would
+# take either kind).
+backend_gdb_breakpoint() { echo hbreak; }
+
+# backend_gdb_args: in BACKEND_GDB_ARGS, the options gdb needs for this
+# kernel: none.
+# shellcheck disable=SC2034 # for the caller
+backend_gdb_args() { BACKEND_GDB_ARGS=(); }

@@ -1,27 +1,27 @@
 # shellcheck shell=bash
-# The UML session API, the one place that knows how a guest is started and
+# The session API, the one place that knows how a guest is started and
 # where its files are: session_start, then any of the functions below.
-# Source it (it sources the libraries it needs: base, flavour, qemu,
-# uml-tempdir); scripts/host/boot.sh is its command line.  One session per
-# shell at a time, in SESSION_*.  The smp flavour (x86_64)
-# boots the same way under qemu-system-x86_64, without mconsole, and with
-# --gdb-stub halted for gdb at QEMU's stub.  A --wrap program stays in the
-# process group and gets SESSION_UMID and SESSION_LOG.
+# Source it (it sources the libraries it needs: base, flavour);
+# scripts/host/boot.sh is its command line.  One session per shell at a
+# time, in SESSION_*.  session_start loads the flavour's backend
+# (backend_load: scripts/host/lib/uml.sh, or qemu.sh for the smp flavours,
+# which boot the same way under qemu-system-x86_64, without mconsole, and
+# with --gdb-stub halted for gdb at QEMU's stub); what differs is asked of
+# the backend_ functions.  A --wrap program stays in the process group and
+# gets SESSION_UMID and SESSION_LOG.
 . "${BASH_SOURCE[0]%/*}/flavour.sh"
-. "${BASH_SOURCE[0]%/*}/qemu.sh"
-. "${BASH_SOURCE[0]%/*}/uml-tempdir.sh"
 
 SESSION_DIR=$BUILD/uml          # UML's uml_dir: UMID/pid, UMID/mconsole; ours: UMID.*
 SESSION_EXIT_TAG="TODO-EXIT:"   # the guest init, before poweroff (markers: docs/console.md)
-SESSION_UMID=${SESSION_UMID:-} SESSION_LOG=${SESSION_LOG:-} SESSION_RUNNER="" SESSION_STATUS="" SESSION_ACCEL="" QEMU_ACCEL_FORCED=0
+SESSION_UMID=${SESSION_UMID:-} SESSION_LOG=${SESSION_LOG:-} SESSION_RUNNER="" SESSION_STATUS="" SESSION_ACCEL=""
 SESSION_GDB_SOCKET=""
 declare -gA SESSION_SEEN=()     # console lines session_wait_line has read, per log
 
 # session_start --flavour F [OPTION...] [-- KERNEL-ARGS...]: boot F with a guest
 # job, by default in the background: console only to the log, a timeout.
 session_start() {
-	local job=run mem=512M timeout=120 show=guest log="" terminal=0 con=fd:0,fd:1 image=""
-	local wrapper_status=0 wrap=() extra=() cmd qemu_args=() obj initrd=$BUILD/initramfs.cpio gdb_stub=0 runner_args word
+	local job=run mem=512M timeout=120 show=guest log="" terminal=0 input=1 image=""
+	local wrapper_status=0 wrap=() extra=() cmd obj initrd=$BUILD/initramfs.cpio gdb_stub=0 runner_args word
 	SESSION_FLAVOUR="" SESSION_STATUS="" SESSION_RUNNER="" SESSION_GDB_SOCKET=""
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -34,7 +34,7 @@ session_start() {
 		--wrap) wrap+=("$2"); shift 2 ;;  # WORD...: "WORD... ./linux ARGS" (strace, gdb)
 		--vmlinux) image=vmlinux; shift ;; # the name gdb finds the kernel's scripts by
 		--terminal) terminal=1 wrapper_status=1; shift ;; # foreground, console here, no log or timeout
-		--no-input) con=null,fd:1; shift ;;               # the terminal's input is the wrapper's (gdb)
+		--no-input) input=0; shift ;;                     # the terminal's input is the wrapper's (gdb)
 		--wrapper-status) wrapper_status=1; shift ;;      # the started program's status, not the guest's
 		--gdb-stub) gdb_stub=1; shift ;; # x86_64: halted until gdb connects to session_gdb_socket
 		--) shift; extra=("$@"); break ;;
@@ -42,7 +42,7 @@ session_start() {
 		esac
 	done
 	[ -n "$SESSION_FLAVOUR" ] || die "session_start: no --flavour" "name the flavour to boot: run, test, bench or smp"
-	SESSION_ARCH=$(flavour_arch "$SESSION_FLAVOUR")
+	backend_load "$SESSION_FLAVOUR"
 	obj=$(obj_dir "$SESSION_FLAVOUR")
 	SESSION_IMAGE=$obj/${image:-$(flavour_image "$SESSION_FLAVOUR")}
 	[ -f "$SESSION_IMAGE" ] || die "no kernel at $SESSION_IMAGE" "build it first: make build FLAVOUR=$SESSION_FLAVOUR"
@@ -51,34 +51,8 @@ session_start() {
 	mkdir -p "$SESSION_DIR"
 	SESSION_UMID=todo-$job-$$
 	rm -f "$SESSION_DIR/$SESSION_UMID.kvm-failed"
-	[ "$gdb_stub" -eq 0 ] || [ "$SESSION_ARCH" != um ] ||
-		die "--gdb-stub is QEMU's: the $SESSION_FLAVOUR flavour is UML" "run gdb on UML itself: --wrap gdb (scripts/host/debug.sh)"
-	if [ "$SESSION_ARCH" = um ]; then
-		check_tempdir
-		cmd=("$SESSION_IMAGE" mem="$mem" initrd="$initrd" uml_dir="$SESSION_DIR" umid="$SESSION_UMID"
-			con=null ssl=null con0="$con" job="$job" "${extra[@]}")
-	else
-		# panic=-1 with -no-reboot: a panic ends QEMU at once, as it ends UML.
-		# KUnit and KCSAN from boot (configs/smp.config says why not by config);
-		# a later kunit.enable=0 in the extra arguments wins.  loglevel=6:
-		# with several vCPUs the kernel's info lines (a freeze prints
-		# five) land inside the guest's KTAP lines on the one serial port
-		# ("okFreezing user space processes" was seen), so only notices
-		# ("Linux version", the KVM fallback's cue) and worse (every
-		# report parse_console.py looks for) reach the console; the
-		# programs read the whole kernel log themselves.
-		qemu_args=("$SESSION_IMAGE" "$initrd" "$mem"
-			"console=ttyS0 panic=-1 loglevel=6 kunit.enable=1 kcsan.early_enable=1 $(guest_lpj "$obj/.config") job=$job ${extra[*]}")
-		if [ "$gdb_stub" -eq 1 ]; then
-			session_gdb_socket_path
-			qemu_gdb_stub_args "$SESSION_GDB_SOCKET"
-			qemu_args+=("${QEMU_GDB_STUB_ARGS[@]}")
-		fi
-		qemu_decide_accel
-		SESSION_ACCEL=${SMP_ACCEL:-$SMP_ACCEL_PROBED}
-		qemu_cmd "$SESSION_ACCEL" "${qemu_args[@]}"
-		cmd=("${QEMU_CMD[@]}")
-	fi
+	backend_cmd "$job" "$mem" "$initrd" "$input" "$gdb_stub" "${extra[@]}"
+	cmd=("${BACKEND_CMD[@]}")
 	if [ "$terminal" -eq 1 ]; then
 		SESSION_STATUS=0
 		run "${wrap[@]}" "${cmd[@]}" || SESSION_STATUS=$?
@@ -91,20 +65,18 @@ session_start() {
 	runner_args=(--job "$job" --timeout "$timeout" --show "$show" --obj "$obj")
 	[ "$wrapper_status" -eq 0 ] || runner_args+=(--wrapper-status)
 	for word in "${wrap[@]}"; do runner_args+=(--wrap "$word"); done
-	for word in "${qemu_args[@]}"; do runner_args+=(--qemu-arg "$word"); done
 	session_runner "${runner_args[@]}" -- "${cmd[@]}" &
 	SESSION_RUNNER=$!
 }
 
 # session_runner --job J --timeout S --show all|guest|none --obj DIR
-#   [--wrapper-status] [--wrap WORD]... [--qemu-arg ARG]... -- CMD...:
+#   [--wrapper-status] [--wrap WORD]... -- CMD...:
 # the part of session_start that runs in the background: boot CMD (the
 # kernel, under the --wrap words) with its console to SESSION_LOG,
 # supervise, report, and exit with the session's status (see
-# session_wait).  The --qemu-args are qemu_cmd's after the accelerator,
-# to boot an x86_64 guest again under TCG; DIR is the kernel's object dir.
+# session_wait).  DIR is the kernel's object dir.
 session_runner() {
-	local log=$SESSION_LOG job timeout show obj wrapper_status=0 wrap=() qemu_args=() status
+	local log=$SESSION_LOG job timeout show obj wrapper_status=0 wrap=() status
 	while [ "$1" != -- ]; do
 		case $1 in
 		--job) job=$2 ;;
@@ -113,18 +85,18 @@ session_runner() {
 		--obj) obj=$2 ;;
 		--wrapper-status) wrapper_status=1; shift; continue ;;
 		--wrap) wrap+=("$2") ;;
-		--qemu-arg) qemu_args+=("$2") ;;
 		*) die "session_runner: unknown argument '$1'" ;;
 		esac
 		shift 2
 	done
 	shift
 	session_boot_once "$job" "$timeout" "$show" -- "${wrap[@]}" "$@"
-	# KVM that the probe let through can still fail this kernel (scripts/
-	# host/lib/qemu.sh): boot it again, once, under TCG.  Under gdb the
-	# connection went with the first QEMU: say so in the session's file
-	# that session_kvm_failed reads, and leave the restart of both to
-	# gdb's caller (scripts/host/debug.sh).
+	# KVM that the probe let through can still fail this kernel
+	# (backend_kvm_broke in scripts/host/lib/qemu.sh): boot it again, once,
+	# under TCG (backend_fallback_cmd).  Under gdb the connection went with
+	# the first QEMU: say so in the session's file that session_kvm_failed
+	# reads, and leave the restart of both to gdb's caller
+	# (scripts/host/debug.sh).
 	if [ -n "$SESSION_KVM_WHY" ]; then
 		mv "$log" "$log.kvm"
 		if [ -n "$SESSION_GDB_SOCKET" ]; then
@@ -135,10 +107,9 @@ session_runner() {
 		fi
 		printf '[%s] warning: KVM failed the guest (%s; console: %s); booting it again under TCG\n' \
 			"$(ts)" "$SESSION_KVM_WHY" "${log#"$TOP"/}.kvm" >&2
-		SESSION_ACCEL=tcg
-		qemu_cmd "$SESSION_ACCEL" "${qemu_args[@]}"
+		backend_fallback_cmd
 		: >"$log"
-		session_boot_once "$job" "$timeout" "$show" -- "${wrap[@]}" "${QEMU_CMD[@]}"
+		session_boot_once "$job" "$timeout" "$show" -- "${wrap[@]}" "${BACKEND_CMD[@]}"
 	fi
 	if [ "$SESSION_TIMED_OUT" -eq 1 ]; then
 		printf '[%s] error: guest job %s timed out after %s s; the kernel was killed\n' "$(ts)" "$job" "$timeout" >&2
@@ -166,28 +137,12 @@ session_last_lines() {
 	tail -n "$2" "$1" | sed 's/^/  | /' >&2
 }
 
-# session_halted LOG: without ACPI tables the x86_64 guest cannot power
-# off: poweroff -f halts it instead ("System halted" in console LOG), and
-# QEMU would wait for the timeout.
-session_halted() { [ "$SESSION_ARCH" != um ] && grep -q "^$SESSION_EXIT_TAG" "$1" && grep -q 'System halted' "$1"; }
-
-# session_kvm_broke LOG STARTED [STATUS]: a boot under KVM that SMP_ACCEL
-# did not force, started at SECONDS=STARTED with its console in LOG,
-# failed before its first console line (QEMU aborted or exited with
-# STATUS, printed nothing in time, or said "KVM internal error"); the
-# reason in SESSION_KVM_WHY.
-session_kvm_broke() {
-	[ "$SESSION_ARCH" != um ] && [ "$SESSION_ACCEL" = kvm ] && [ "$QEMU_ACCEL_FORCED" -eq 0 ] || return 1
-	SESSION_KVM_WHY=$(qemu_kvm_failure "$1" "${3:-}" "$((SECONDS - $2))")
-	[ -n "$SESSION_KVM_WHY" ]
-}
-
 # session_boot_once JOB TIMEOUT SHOW -- COMMAND...: boot COMMAND (the
 # kernel, or its wrapper and the kernel) once for guest job JOB: console
-# to SESSION_LOG (SHOW as session_start's --show), wait for the end or
-# TIMEOUT seconds, check nothing is left behind.  Sets SESSION_TIMED_OUT
-# (1 or 0), SESSION_KVM_WHY (see session_kvm_broke) and SESSION_BOOT_RC
-# (the started program's exit status).
+# to SESSION_LOG (SHOW as session_start's --show), wait for the end (or
+# backend_halted) or TIMEOUT seconds, check nothing is left behind.  Sets
+# SESSION_TIMED_OUT (1 or 0), SESSION_KVM_WHY (see backend_kvm_broke) and
+# SESSION_BOOT_RC (the started program's exit status).
 session_boot_once() {
 	local job=$1 timeout=$2 show=$3 log=$SESSION_LOG
 	local fifo=$SESSION_DIR/$SESSION_UMID.console input=$SESSION_DIR/$SESSION_UMID.input
@@ -224,7 +179,7 @@ session_boot_once() {
 
 	deadline=$((SECONDS + timeout))
 	while kill -0 "$pid" 2>/dev/null; do
-		if session_halted "$log" || session_kvm_broke "$log" "$started" ||
+		if backend_halted "$log" || backend_kvm_broke "$log" "$started" ||
 			{ [ "$SECONDS" -ge "$deadline" ] && SESSION_TIMED_OUT=1; }; then
 			kill -TERM -- "-$pid" 2>/dev/null || true
 			[ "$SESSION_TIMED_OUT" -eq 0 ] || { sleep 2; kill -KILL -- "-$pid" 2>/dev/null || true; }
@@ -235,7 +190,7 @@ session_boot_once() {
 	wait "$pid" 2>/dev/null || rc=$?
 	SESSION_BOOT_RC=$rc
 	wait "$writer" 2>/dev/null || true
-	[ -n "$SESSION_KVM_WHY" ] || [ "$SESSION_TIMED_OUT" -eq 1 ] || session_kvm_broke "$log" "$started" "$rc" || true
+	[ -n "$SESSION_KVM_WHY" ] || [ "$SESSION_TIMED_OUT" -eq 1 ] || backend_kvm_broke "$log" "$started" "$rc" || true
 	exec {hold}>&-
 	rm -f "$fifo" "$input" "$SESSION_DIR/$SESSION_UMID.pgid"
 	if [ -n "$SESSION_GDB_SOCKET" ]; then
@@ -253,7 +208,7 @@ session_boot_once() {
 		sleep 0.3
 	done
 	if [ -n "$left" ]; then
-		printf '[%s] error: the kernel (%s) left host processes behind: %s\n' "$(ts)" "$SESSION_ARCH" "${left//$'\n'/ }" >&2
+		printf '[%s] error: the kernel (%s) left host processes behind: %s\n' "$(ts)" "$(flavour_arch "$SESSION_FLAVOUR")" "${left//$'\n'/ }" >&2
 		kill -KILL -- "-$pid" 2>/dev/null || true
 		exit 126
 	fi
@@ -315,16 +270,11 @@ session_wait_line() {
 
 # session_pid: the kernel's host pid (UML's own, under a wrapper too), known
 # before its first console line.
-session_pid() {
-	if [ "$SESSION_ARCH" = um ]; then cat "$SESSION_DIR/$SESSION_UMID/pid"; else cat "$SESSION_DIR/$SESSION_UMID.pgid"; fi 2>/dev/null
-}
+session_pid() { backend_pid; }
 
-# session_mconsole: the path of the session's mconsole socket (UML only).
-session_mconsole() {
-	[ "$SESSION_ARCH" = um ] || die "the $SESSION_FLAVOUR flavour runs under QEMU: it has no mconsole (a UML device)" \
-		"boot a UML flavour (run, test or bench) to use uml_mconsole"
-	echo "$SESSION_DIR/$SESSION_UMID/mconsole"
-}
+# session_mconsole: the path of the session's mconsole socket (UML only:
+# under QEMU it dies, naming the flavours that have one).
+session_mconsole() { backend_mconsole; }
 
 # session_mc CMD...: one mconsole command, its reply on stdout; an ERR reply
 # is not an error (uml_mconsole's stderr: it looked under ~/.uml first).
