@@ -5,6 +5,7 @@
  * /sys/kernel/debug/task_todo/queue takes a pid and queues an item on it;
  * the item records, in .../log, the pid and comm it ran in and when.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -391,6 +392,104 @@ TEST_F(todo, item_kicked_in_an_io_uring_wait_runs_on_return_to_user)
 	EXPECT_LE((long long)r.ran_ns, self->sh->returned_ns)
 		TH_LOG("the item ran after the task was back in user space");
 out:
+	uring_exit(&ring);
+}
+
+/* The tid of this process's io-wq worker ("iou-wrk-PID"), or 0. */
+static pid_t iowq_worker(void)
+{
+	char path[300], comm[32], want[32];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+	pid_t tid = 0;
+
+	snprintf(want, sizeof(want), "iou-wrk-%d", getpid());
+	while (dir && !tid && (d = readdir(dir))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(comm, sizeof(comm), f) && !strncmp(comm, want, strlen(want)))
+			tid = atoi(d->d_name);
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return tid;
+}
+
+/*
+ * An item queued on an io-wq worker: a kernel-side thread of the ring's
+ * process (PF_IO_WORKER) that never returns to user mode, so its only
+ * checkpoints are get_signal(), which its loop calls when a signal is
+ * pending, and its exit.  io_run_task_work() in that loop clears
+ * TIF_NOTIFY_SIGNAL and TIF_NOTIFY_RESUME without running the list.
+ * First the worker is blocked in a pipe read that IOSQE_ASYNC sent it:
+ * the item must run, in the worker, while the read is still pending,
+ * and the read must then complete normally when data comes.  Then the
+ * worker is idle, waiting for work: a second item must run too.
+ */
+TEST_F(todo, item_queued_on_an_io_wq_worker_runs_in_it_blocked_or_idle)
+{
+	struct io_uring_sqe sqe;
+	struct io_uring_cqe cqe;
+	struct ran r = { 0 };
+	struct uring ring;
+	char buf[8];
+	long long t0;
+	pid_t tid = 0;
+	int err, p[2], i, ran;
+
+	err = uring_init(&ring, 4, 0, 0);
+	if (err == -ENOSYS)
+		SKIP(return, "no io_uring (CONFIG_IO_URING)");
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, pipe(p));
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_READ;
+	sqe.fd = p[0];
+	sqe.addr = (unsigned long)buf;
+	sqe.len = sizeof(buf);
+	sqe.flags = IOSQE_ASYNC;
+	sqe.user_data = 7;
+	ASSERT_EQ(0, uring_submit(&ring, &sqe));
+	for (i = 0; i < 400 && !(tid = iowq_worker()); i++)
+		usleep(5000);
+	ASSERT_NE(0, tid) TH_LOG("no io-wq worker (iou-wrk-%d) for the async read", getpid());
+	ASSERT_TRUE(wait_state(tid, 'S'));
+	t0 = now_ns();
+	ASSERT_EQ(0, queue_on(tid));
+	ran = wait_ran(tid, &r, 2000);
+	TH_LOG("item on io-wq worker %d: %s%s%s after %.1f ms",
+	       tid, ran ? "ran in " : "not run", ran ? r.comm : "", ran ? "," : "",
+	       ((ran ? (long long)r.ran_ns : now_ns()) - t0) / 1e6);
+	EXPECT_TRUE(ran);
+	if (ran)
+		EXPECT_EQ(tid, r.pid);
+	/* The read was pending all along: it gets the byte, not an error. */
+	ASSERT_EQ(1, write(p[1], "x", 1));
+	ASSERT_EQ(0, uring_reap(&ring, &cqe, 3000)) TH_LOG("no completion for the read");
+	TH_LOG("the read completed with %d", cqe.res);
+	EXPECT_EQ(7, (int)cqe.user_data);
+	EXPECT_EQ(1, cqe.res);
+
+	/* Idle now (io_wq_worker() waits up to 5 s for work, then exits). */
+	ASSERT_TRUE(wait_state(tid, 'S'));
+	ASSERT_EQ(0, write_str(LOG, "clear"));
+	t0 = now_ns();
+	ASSERT_EQ(0, queue_on(tid));
+	ran = wait_ran(tid, &r, 2000);
+	TH_LOG("item on the idle io-wq worker: %s%s after %.1f ms",
+	       ran ? "ran in " : "not run", ran ? r.comm : "",
+	       ((ran ? (long long)r.ran_ns : now_ns()) - t0) / 1e6);
+	EXPECT_TRUE(ran);
+	if (ran) {
+		EXPECT_EQ(tid, r.pid);
+		EXPECT_STREQ("run", r.action) TH_LOG("it ran only when the worker exited");
+	}
+	close(p[0]);
+	close(p[1]);
 	uring_exit(&ring);
 }
 
