@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Freezer bench ("make bench"), driven by scripts/guest/jobs/bench-job.sh; not a
- * test: scripts/guest/jobs/test-job.sh skips bench_* programs.
+ * test, so its job line below does not name the test job.
  *
  * Freezes and thaws user space through the standard interface (pm_test =
  * freezer, pm_test_delay 0, "echo freeze > /sys/power/state") with N tasks
@@ -40,6 +40,8 @@
  *   BENCH alloc kind=K n=N freezer=F events=.. base=.. per_task=..
  *   BENCH error ...
  * and "bench: ..." progress lines.  Exit 0, or 1 if a measurement failed.
+ *
+ * job: bench
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -10,6 +10,8 @@
  * step between two marks whose timestamps differ: it must be below a
  * millisecond.  Only the smallest step counts, so a preemption between
  * two marks on a busy host does not matter.
+ *
+ * job: test
  */
 #define _GNU_SOURCE
 #include <errno.h>

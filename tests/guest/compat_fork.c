@@ -23,6 +23,8 @@
  *
  * The fixture and the helpers shared with the other compat_* programs:
  * compat_fixture.h.
+ *
+ * job: test smp
  */
 #define _GNU_SOURCE
 #include <limits.h>

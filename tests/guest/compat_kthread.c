@@ -8,6 +8,8 @@
  *
  * The fixture and the helpers shared with the other compat_* programs:
  * compat_fixture.h.
+ *
+ * job: test smp
  */
 #define _GNU_SOURCE
 #include "compat_fixture.h"

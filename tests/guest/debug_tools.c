@@ -19,6 +19,8 @@
  *    0x40e").
  *
  * Every test also fails on a kernel report in the log it caused.
+ *
+ * job: debugtools
  */
 #define _GNU_SOURCE
 #include <dirent.h>

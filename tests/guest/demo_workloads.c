@@ -7,7 +7,9 @@
  * and print the freeze as the kernel's tracepoints saw it, one lane per
  * workload task (tests/guest/timeline.h), for the picture the host draws.
  *
- * Not a test: it prints for people.  scripts/guest/jobs/test-job.sh skips demo_*.
+ * Not a test: it prints for people, in the demo job only.
+ *
+ * job: demo
  */
 #define _GNU_SOURCE
 #include <pthread.h>

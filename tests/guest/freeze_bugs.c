@@ -27,6 +27,8 @@
  * freezer, the re-enacted bugs, pm_freeze_timeout and tracing at the end,
  * even after a test timed out.  Every workload sleeps, except one spinner
  * (B2) and one forking process (B8); every wait is bounded.
+ *
+ * job: test smp
  */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -5,6 +5,8 @@
  * gap between two of its clock readings: a freeze that really froze it shows
  * a gap longer than the window the kernel measured between the last task
  * frozen and the start of the thaw, and the child must keep running after.
+ *
+ * job: test shortdelay
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -21,6 +21,8 @@
  * Every workload sleeps, but for the forker: spinners slow freezing down a
  * lot on the test kernel (KASAN + lockdep).  Every wait is bounded so no
  * test can hang.
+ *
+ * job: test smp
  */
 #define _GNU_SOURCE
 #include <ctype.h>

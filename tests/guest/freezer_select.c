@@ -6,6 +6,8 @@
  * EINVAL and changes nothing then, and a freeze works under either.
  *
  * The tests run on whatever freezer is selected at start and restore it.
+ *
+ * job: test shortdelay
  */
 #define _GNU_SOURCE
 #include <errno.h>

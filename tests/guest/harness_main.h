@@ -17,7 +17,9 @@
  * The harness filters by exact names only (its -r), and combines its
  * filters with "or", so these two become one -r option per chosen test.
  * Include after kselftest_harness.h; end the program with HARNESS_MAIN, or
- * call harness_main() from its own main().
+ * call harness_main() from its own main().  Not the kernel's
+ * TEST_HARNESS_MAIN: its main() has no --list (its -l prints a table to
+ * stderr and exits 4), so scripts/host/initramfs.sh refuses it.
  */
 #ifndef HARNESS_MAIN_H
 #define HARNESS_MAIN_H

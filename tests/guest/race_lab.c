@@ -24,6 +24,8 @@
  *
  * Usage: race_lab walk 2005|today
  *        race_lab thaw sb|fixed
+ *
+ * job: race
  */
 #define _GNU_SOURCE
 #include <sched.h>

@@ -24,6 +24,8 @@
  * every queuer queued items from its CPU without an unexpected error; no
  * todo item is left on any hammer task once the queuers stopped; all
  * tasks were reaped.  Needs 2 CPUs or more (else everything SKIPs).
+ *
+ * job: smp
  */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -25,6 +25,8 @@
  *   fixed     CYCLES cycles with the window and without SB: no thaw
  *             may leave a spinner frozen.
  * FREEZER todo (default) or classic; WINDOW_US default 20000.
+ *
+ * job: smp
  */
 #define _GNU_SOURCE
 #include <sched.h>

@@ -29,6 +29,8 @@
  * saturates the CPU makes every cycle crawl.  Every wait is
  * bounded; at the end all churners are SIGKILLed as one process group, and
  * the program is their subreaper, so grandchildren are reaped too.
+ *
+ * job: stress smp
  */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -29,6 +29,8 @@
  * cpuidle, so its suspend-to-idle ran the ordinary idle loop with the tick
  * going and CLOCK_MONOTONIC counted the sleep too (as "cpuidle.off=1"
  * still does).
+ *
+ * job: rtc
  */
 #define _GNU_SOURCE
 #include <signal.h>

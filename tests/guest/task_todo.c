@@ -4,6 +4,8 @@
  * test-only debugfs trigger (CONFIG_TASK_TODO_TEST_TRIGGER):
  * /sys/kernel/debug/task_todo/queue takes a pid and queues an item on it;
  * the item records, in .../log, the pid and comm it ran in and when.
+ *
+ * job: test smp
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Boot the test kernel with the guest test job: KUnit runs at boot, then
-# every program in tests/guest/; one KTAP document, one result per KUnit
-# case and per program test, plus a check that the kernel log has no splats.
+# every program in tests/guest/ whose job line names "test" (/tests/JOBS);
+# one KTAP document, one result per KUnit case and per program test, plus
+# a check that the kernel log has no splats.
 # GUEST='PROG[:GLOB],...' and FREEZER= (make test, docs/testing.md): only
 # those tests; KUnit only if a PROG glob matches "kunit", its GLOB then
 # KUnit's kunit.filter_glob.

@@ -1,11 +1,10 @@
 #!/bin/sh
 # "make test": every guest test program, each a subtest of the job's KTAP
 # document (job-lib.sh); last, kmemleak's leaks left by everything that ran.
-# The stress programs (stress_*) are left to the stress job (stress.sh),
-# which the host boots separately; the bench programs (bench_*) to the
-# bench job (bench.sh, "make bench"); the SMP programs (smp_*) to the smp
-# job (smp.sh, "make smp-test"); the race lab (race_*) to the race job
-# (race.sh, "make race").
+# The programs are those whose job line (" * job: test ...", in their top
+# comment; docs/testing.md) names this job: scripts/host/initramfs.sh
+# writes the lines into /tests/JOBS, "PROG JOB...".  Each must list its
+# tests (--list); one that cannot is a failed subtest, never left out.
 #
 # "make test GUEST=PROG[:GLOB],... FREEZER=todo|classic" (guest= and
 # freezer= on the kernel command line): only the programs whose names
@@ -20,18 +19,7 @@ freezer=$(cmdline_param freezer "")
 
 # The programs of this job, in the order they run.
 programs() {
-	for prog in /tests/*; do
-		case ${prog##*/} in
-		stress_*) ;;
-		suspend_rtc) ;; # the rtc job (rtc.sh)
-		debug_tools) ;; # the debugtools job (debugtools.sh)
-		bench_*) ;; # make bench only (scripts/guest/jobs/bench-job.sh)
-		demo_*) ;; # make demo only (scripts/guest/jobs/demo-job.sh)
-		smp_*) ;; # make smp-test only (scripts/guest/jobs/smp-job.sh)
-		race_*) ;; # make race only (scripts/guest/jobs/race-job.sh)
-		*) echo "${prog##*/}" ;;
-		esac
-	done
+	awk '{ for (i = 2; i <= NF; i++) if ($i == "test") print $1 }' /tests/JOBS
 }
 
 # chosen PROG: the harness options that pick PROG's tests named by guest=,
@@ -52,13 +40,36 @@ chosen() {
 	echo "$opts"
 }
 
+# unlisted PROG STATUS: the result of a program whose --list failed with
+# exit STATUS, with what it printed.
+unlisted() {
+	echo "1..1"
+	/tests/"$1" --list 2>&1 | tail -n 20 | sed 's/^/# /'
+	echo "not ok 1 $1.list # /tests/$1 --list failed (exit $2): its tests can be neither listed nor chosen; its main() must be harness_main()'s (harness_main.h, docs/testing.md)"
+	return 1
+}
+
+# Without the manifest the suite would be empty, not failed.
+if [ ! -r /tests/JOBS ]; then
+	printf 'KTAP version 1\n1..1\n# no /tests/JOBS: build the initramfs with scripts/host/initramfs.sh\nnot ok 1 guest.manifest\n'
+	exit 1
+fi
+
 # The job's plan, worked out once: a line "PROG OPTIONS" per program with a
-# chosen test (its --list says so), "kmemleak" if chosen.  set -f: the
-# users' globs go to the programs as they are.
+# chosen test (its --list says so), "unlisted PROG STATUS" per chosen
+# program whose --list fails, "kmemleak" if chosen.  set -f: the users'
+# globs go to the programs as they are.
 plan="" progs=$(programs)
 set -f
 for prog in $progs; do
 	opts=$(chosen "$prog") || continue
+	listed=0
+	/tests/"$prog" --list >/dev/null 2>&1 || listed=$?
+	if [ "$listed" -ne 0 ]; then
+		plan="${plan}unlisted $prog $listed
+"
+		continue
+	fi
 	# shellcheck disable=SC2086 # word splitting of the options is meant
 	[ "$opts" = all ] || /tests/"$prog" --list $opts >/dev/null 2>&1 || continue
 	plan="$plan$prog $opts
@@ -75,6 +86,8 @@ job() {
 		case $prog in
 		'') ;;
 		kmemleak) run_prog kmemleak kmemleak_check </dev/null ;;
+		unlisted) # shellcheck disable=SC2086 # opts: "PROG STATUS"
+			run_prog "${opts% *}" unlisted $opts </dev/null ;;
 		*) [ "$opts" = all ] && opts=""
 			# shellcheck disable=SC2086
 			run_prog "$prog" "/tests/$prog" $opts </dev/null ;;
