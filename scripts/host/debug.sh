@@ -311,5 +311,13 @@ if [ -z "$batch" ]; then args+=(--terminal); else args+=(--show all --timeout "$
 session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${extra[@]}"
 session_wait || rc=$?
 session_stop
-[ -z "${cmd_dir:-}" ] || rm -rf "$cmd_dir"
+if [ -n "${cmd_dir:-}" ]; then
+	# The last line: the command's status (the exit status is gdb's).
+	if [ -s "$cmd_dir/status" ]; then
+		info "the command's exit status: $(cat "$cmd_dir/status") (gdb's: $rc)"
+	else
+		info "the command did not finish: no exit status (gdb's: $rc)"
+	fi
+	rm -rf "$cmd_dir"
+fi
 exit "$rc"

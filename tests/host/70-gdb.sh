@@ -139,7 +139,8 @@ fi
 # 3. make debug CMD=: the breakpoint stops in the freeze of a process of
 # the user's command line, run in the guest in a host directory.  A cat
 # blocked opening a FIFO runs its freeze item (todo_freeze_self); a sleep
-# would be frozen in place, without it.
+# would be frozen in place, without it.  The last line gives the command's
+# exit status (3), the exit status is gdb's (0).
 cat >"$tmp/cmd.gdb" <<-'EOF'
 	set trace-commands on
 	delete
@@ -149,12 +150,13 @@ cat >"$tmp/cmd.gdb" <<-'EOF'
 	delete
 	continue
 EOF
-name="gdb: make debug CMD= stops in the freeze of the command's own process"
-debug --cwd "$tmp" --cmd 'mkfifo /tmp/fifo; cat /tmp/fifo & sleep 1; echo freeze >/sys/power/state; echo "freeze: $? in $PWD"; kill $!' \
+name="gdb: make debug CMD= stops in the freeze of the command's own process, and ends with the command's status"
+debug --cwd "$tmp" --cmd 'mkfifo /tmp/fifo; cat /tmp/fifo & sleep 1; echo freeze >/sys/power/state; echo "freeze: $? in $PWD"; kill $!; exit 3' \
 	--batch "$tmp/cmd.gdb" --timeout 120 >"$tmp/cmd" 2>&1 && rc=0 || rc=$?
 if [ "$rc" -eq 0 ] && ! grep -q 'Kernel panic' "$tmp/cmd"; then
 	expect "$name" "$tmp/cmd" 'Breakpoint [0-9]+([.][0-9]+)?, todo_freeze_self' '^\$1 = "cat"' \
-		"^freeze: 0 in $tmp\$" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
+		"^freeze: 0 in $tmp\$" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$' \
+		"^\\[[0-9:]+\\] the command's exit status: 3 \\(gdb's: 0\\)\$"
 else
 	fail "$name (exit $rc)" "$tmp/cmd"
 fi

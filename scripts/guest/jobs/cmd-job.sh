@@ -27,6 +27,8 @@ echo "TODO-CMD: begin"
 sh "$host/cmd.sh" </dev/null
 status=$?
 echo "TODO-CMD: end $status"
+# For make debug, whose own exit status is gdb's.
+echo "$status" >"$host/status"
 cd /
 dmesg >"$host/dmesg"
 umount "$cwd"
