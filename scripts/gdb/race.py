@@ -145,9 +145,18 @@ def header(where, frame=None):
 
 
 def finish():
-    """Run to the return of the current function; the value it returned."""
-    gdb.execute("finish", to_string=True)
-    return str(gdb.history(0))
+    """Run to the return of the current function; the value it returned.
+    Under QEMU's gdb stub, leaving a hardware breakpoint can report the
+    same breakpoint again before the function ran (seen once in CI: the
+    history was empty): then finish again."""
+    frame = gdb.selected_frame()
+    pc, fn = frame.pc(), frame.function()
+    for _ in range(5):
+        gdb.execute("finish", to_string=True)
+        now = gdb.selected_frame()
+        if now.pc() != pc or now.function() != fn:
+            return str(gdb.history(0))
+    raise gdb.GdbError("finish kept stopping at the start of %s" % fn)
 
 
 def walk_hold():
