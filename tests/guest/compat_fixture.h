@@ -15,6 +15,7 @@
  *   compat_kthread   a kernel thread in an uninterruptible timed sleep
  *   compat_coredump  core dumps cut short by the freeze
  *   compat_fork      fork(), vfork() and clone() during a freeze
+ *   compat_uprobe    threads running through a uprobe (x86_64 only)
  *
  * Every test freezes through the standard interface (pm_test=freezer,
  * "echo freeze > /sys/power/state": freeze, pm_test_delay and thaw inside

@@ -3,7 +3,8 @@
 # lockdep).  KUnit (task_todo, todo_freezer) ran at boot.  smp_level= on
 # the kernel command line picks what follows:
 #   smoke  freeze_scenarios once per freezer, task_todo (the generic
-#          entry code's kick, which UML does not use), and thaw_race: the
+#          entry code's kick, which UML does not use), compat_uprobe (UML
+#          has no uprobes) once per freezer, and thaw_race: the
 #          lost wake-up of the first frozen wait found with it re-enacted,
 #          none in smp_race_cycles= (default 50) cycles with the fix
 #          (tests/host/*-smp-smoke.sh)
@@ -59,6 +60,7 @@ timed_both() {
 job() {
 	timed_both freeze_scenarios
 	run_prog task_todo /tests/task_todo
+	timed_both compat_uprobe
 	run_prog thaw_race.reverted /tests/smp_thaw_race reverted 50
 	run_prog thaw_race.todo /tests/smp_thaw_race fixed "$race" todo
 	[ "$level" = smoke ] || full
@@ -67,6 +69,8 @@ job() {
 
 full() {
 	for prog in /tests/compat_*; do
+		# The smoke above ran it.
+		[ "${prog##*/}" = compat_uprobe ] && continue
 		timed_both "${prog##*/}"
 	done
 	for freezer in todo classic; do
