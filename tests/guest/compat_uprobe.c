@@ -44,13 +44,13 @@ static __attribute__((noinline)) unsigned long hot(unsigned long x)
 struct hot_thread {
 	pthread_t id;
 	volatile unsigned long calls, wrong;
-	/* The longest gap between two calls since round @round began. */
+	/* The longest gap between two calls since the test last set @reset. */
 	volatile long long gap_ns;
-	volatile int round;
+	volatile int reset;
 };
 
 static struct hot_thread hot_threads[HOT_THREADS];
-static volatile int hot_round, hot_stop;
+static volatile int hot_stop;
 static volatile sig_atomic_t traps, ills;
 
 static void count_signal(int sig)
@@ -66,21 +66,19 @@ static void *hot_loop(void *arg)
 	struct hot_thread *t = arg;
 	long long last = now_ns(), gap = 0, now;
 	unsigned long i;
-	int round = -1;
 
 	for (i = 1; !hot_stop; i++) {
 		if (hot(i) != HOT_EXPECT(i))
 			t->wrong++;
 		now = now_ns();
-		if (round != hot_round) {
-			round = hot_round;
+		if (t->reset) {
 			gap = 0;
-		}
-		if (now - last > gap)
+			t->reset = 0;
+		} else if (now - last > gap) {
 			gap = now - last;
+		}
 		last = now;
 		t->gap_ns = gap;
-		t->round = round;
 		__sync_synchronize();
 		t->calls++;
 	}
@@ -106,18 +104,25 @@ static int find_hot(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* How often the probe fired, from uprobe_profile; -1 if it is not there. */
+/*
+ * How often the probe fired: uprobe_profile's line "FILE EVENT HITS" for
+ * our event (named without its group there); -1 if there is none.
+ */
 static long probe_hits(void)
 {
-	char buf[4096], *line;
-	long hits = -1;
+	char buf[4096], *line, *end;
 
 	if (read_str(UPROBE_PROFILE, buf, sizeof(buf)) <= 0)
 		return -1;
-	line = strstr(buf, "compat_uprobe/hot");
-	if (line)
-		hits = strtol(line + strlen("compat_uprobe/hot"), NULL, 10);
-	return hits;
+	for (line = strtok_r(buf, "\n", &end); line; line = strtok_r(NULL, "\n", &end)) {
+		char file[256], event[128];
+		long hits;
+
+		if (sscanf(line, "%255s %127s %ld", file, event, &hits) == 3 &&
+		    !strcmp(event, "hot"))
+			return hits;
+	}
+	return -1;
 }
 
 static int probe_remove(void)
@@ -126,14 +131,17 @@ static int probe_remove(void)
 	return write_str(UPROBE_EVENTS, "-:compat_uprobe/hot");
 }
 
-/* Wait until every hot thread called hot() in round @round; 0 or -1. */
-static int hot_threads_in_round(int round)
+/*
+ * Wait until every hot thread has made a call since @calls[] (its counts
+ * then), or, with @calls NULL, has taken its reset; 0 or -1 after 10 s.
+ */
+static int hot_threads_moved(const unsigned long *calls)
 {
 	long long deadline = now_ns() + 10000000000LL;
 	int i;
 
 	for (i = 0; i < HOT_THREADS; i++)
-		while (hot_threads[i].round != round)
+		while (calls ? hot_threads[i].calls == calls[i] : hot_threads[i].reset)
 			if (now_ns() > deadline)
 				return -1;
 			else
@@ -143,8 +151,8 @@ static int hot_threads_in_round(int round)
 
 TEST_F_TIMEOUT(compat, threads_in_a_uprobe_freeze_only_after_its_single_step, 300)
 {
+	unsigned long offset = 0, calls[HOT_THREADS];
 	char exe[256], probe[320], *log;
-	unsigned long offset = 0;
 	struct freeze_window w;
 	long hits0, hits;
 	int i, n, round;
@@ -175,8 +183,9 @@ TEST_F_TIMEOUT(compat, threads_in_a_uprobe_freeze_only_after_its_single_step, 30
 	EXPECT_GT(hits, hits0) TH_LOG("the probe on hot() does not fire");
 
 	for (round = 1; round <= FREEZES && !_metadata->exit_code; round++) {
-		hot_round = round;
-		ASSERT_EQ(0, hot_threads_in_round(round)) TH_LOG("a hot thread stopped calling hot()");
+		for (i = 0; i < HOT_THREADS; i++)
+			hot_threads[i].reset = 1;
+		ASSERT_EQ(0, hot_threads_moved(NULL)) TH_LOG("a hot thread stopped calling hot()");
 		hits0 = probe_hits();
 		EXPECT_EQ(0, freeze(_metadata)) TH_LOG("freeze %d of %d failed", round, FREEZES);
 		log = dmesg_read();
@@ -187,9 +196,10 @@ TEST_F_TIMEOUT(compat, threads_in_a_uprobe_freeze_only_after_its_single_step, 30
 		}
 		free(log);
 		ASSERT_EQ(0, last_freeze_window(&w));
-		/* Each thread calls hot() again after the thaw: its gap is final. */
-		hot_round = round + FREEZES;
-		ASSERT_EQ(0, hot_threads_in_round(round + FREEZES));
+		/* A call that ends after the thaw has recorded the gap of the freeze. */
+		for (i = 0; i < HOT_THREADS; i++)
+			calls[i] = hot_threads[i].calls;
+		ASSERT_EQ(0, hot_threads_moved(calls)) TH_LOG("a hot thread did not run after the thaw");
 		for (i = 0; i < HOT_THREADS; i++) {
 			long long gap = hot_threads[i].gap_ns;
 
