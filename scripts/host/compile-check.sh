@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
-# Compile-check the series with a feature switched off: configure the run
-# flavour plus "# CONFIG_OPTION is not set" in build/obj-no-OPTION, then
-# compile every C file the series touches whose object that config builds.
-# Cheap (no link, no full build), and it catches what 2005's B12 was: a
-# touched file that no longer compiles in some configuration.
-# Usage: scripts/host/compile-check.sh OPTION   (e.g. TASK_TODO)
+# Compile-check the series in one cell of configs/compile-matrix: configure
+# build/obj-CELL (a flavour's fragments with the cell's changes, or x86_64
+# allmodconfig), check that the cell's options came out as asked, then
+# compile every C file the series touches whose object that configuration
+# builds, built in or as a module.  Cheap (no link, no full build), and it
+# catches what 2005's B12 was: a touched file that no longer compiles in
+# some configuration.  A warning fails the cell too.
+# Usage: scripts/host/compile-check.sh CELL     (--list: the cells)
 . "$(dirname "$0")/lib/patches.sh"
 . "$(dirname "$0")/lib/kernel-build.sh"
+. "$(dirname "$0")/lib/flavour.sh"
 help_if_asked "$@"
 
-# built_in OBJ-PATH: is this object listed as obj-y (or obj-$(CONFIG_X) with
-# X=y) in its directory's Makefile?  Unknown objects count as built.
-built_in() {
+MATRIX=$TOP/configs/compile-matrix
+
+# cells: the matrix without comments, one "CELL BASE CHANGES..." a line.
+cells() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$MATRIX"; }
+
+# built OBJ-PATH: is this object built (y or m) in $OBJ/.config, going by
+# the obj-$(CONFIG_X) line of its directory's Makefile?  Unknown objects
+# count as built.
+built() {
 	local o=$1 dir base sym line
 	dir=$(dirname "$o") base=$(basename "$o")
 	line=$(grep -hE "(^|[[:space:]])$base([[:space:]]|\$)" "$SRC/$dir/Makefile" 2>/dev/null | head -n 1)
 	[ -n "$line" ] || return 0
 	sym=$(sed -n 's/^[a-z0-9_-]*-\$(CONFIG_\([A-Z0-9_]*\)).*/\1/p' <<<"$line")
-	[ -z "$sym" ] || grep -q "^CONFIG_$sym=y" "$OBJ/.config"
+	[ -z "$sym" ] || grep -qE "^CONFIG_$sym=(y|m)" "$OBJ/.config"
 }
 
 # dependents OPTION: the options whose "depends on" names OPTION, and
@@ -34,35 +43,90 @@ dependents() {
 	done
 }
 
-main() {
-	local option=${1:?usage: compile-check.sh OPTION} frag f o log objs=()
-	OBJ=$BUILD/obj-no-$option
-	log=$LOGS/compile-check-$option.log
+# configure_flavour FLAVOUR CHANGES...: the flavour's fragments, with the
+# -NAME options (and their dependents) removed and the changes appended.
+configure_flavour() {
+	local flavour=$1 frag change o first
+	shift
 	frag=$(mktemp -d)
 	cp "$TOP"/configs/*.config "$frag/"
-	for o in "$option" $(dependents "$option" | sort -u); do
-		sed -i "/^CONFIG_$o=/d" "$frag"/*.config
+	first=$frag/$(flavour_fragments "$flavour" | awk '{ print $1 }').config
+	echo "# Compile check: cell $CELL." >>"$first"
+	for change in "$@"; do
+		case $change in
+		-*)
+			for o in "${change#-}" $(dependents "${change#-}" | sort -u); do
+				sed -i "/^CONFIG_$o=/d" "$frag"/*.config
+			done
+			echo "# CONFIG_${change#-} is not set" >>"$first"
+			;;
+		+*) echo "CONFIG_${change#+}=y" >>"$first" ;;
+		esac
 	done
-	# EXPERT makes options such as TASK_TODO visible, so they can be off.
-	printf '# Compile check: the feature switched off.\nCONFIG_EXPERT=y\n# CONFIG_%s is not set\n' \
-		"$option" >>"$frag/base.config"
-	CONFIGS=$frag OBJ_DIR=$OBJ "$TOP/scripts/host/config.sh" --flavour run
+	CONFIGS=$frag OBJ_DIR=$OBJ "$TOP/scripts/host/config.sh" --flavour "$flavour" ||
+		{ rm -rf "$frag"; die "cell $CELL: its configuration failed" "see the error above; the cell is in ${MATRIX#"$TOP"/}"; }
 	rm -rf "$frag"
-	grep -q "^# CONFIG_$option is not set" "$OBJ/.config" ||
-		die "CONFIG_$option could not be switched off in $OBJ/.config"
+}
+
+# value NAME: y, m or n in $OBJ/.config.
+value() {
+	local v
+	v=$(sed -n "s/^CONFIG_$1=//p" "$OBJ/.config")
+	echo "${v:-n}"
+}
+
+# check_changes CHANGES...: each came out as asked.
+check_changes() {
+	local change name want
+	for change in "$@"; do
+		name=${change:1}
+		case $change in -* | !*) want=n ;; +*) want=y ;; esac
+		[ "$(value "$name")" = "$want" ] ||
+			die "cell $CELL: CONFIG_$name is $(value "$name") in $OBJ/.config, not $want" \
+				"fix the cell's changes in ${MATRIX#"$TOP"/}"
+	done
+}
+
+main() {
+	local line base arch archdir f o log objs=() changes
+	if [ "${1:-}" = --list ]; then
+		cells | awk '{ print $1 }'
+		return
+	fi
+	CELL=${1:?usage: compile-check.sh CELL (compile-check.sh --list names them)}
+	line=$(cells | awk -v c="$CELL" '$1 == c') ||
+		true
+	[ -n "$line" ] || die "no cell $CELL in ${MATRIX#"$TOP"/}" "the cells: $(cells | awk '{ print $1 }' | paste -sd' ')"
+	read -r _ base changes <<<"$line"
+	read -ra changes <<<"$changes"
+	OBJ=$BUILD/obj-$CELL
+	log=$LOGS/compile-check-$CELL.log
+	stage "cell $CELL: $base ${changes[*]}"
+	if [ "$base" = allmodconfig ]; then
+		arch=x86_64
+		mkdir -p "$OBJ"
+		run_logged "$LOGS/compile-check-$CELL.config.log" make -C "$SRC" ARCH=$arch O="$OBJ" allmodconfig ||
+			die "make ARCH=$arch allmodconfig failed" "see $LOGS/compile-check-$CELL.config.log"
+	else
+		arch=$(flavour_arch "$base")
+		configure_flavour "$base" "${changes[@]}"
+	fi
+	check_changes "${changes[@]}"
+	archdir=arch/$arch
+	[ "$arch" != x86_64 ] || archdir=arch/x86
 	while read -r f; do
 		o=${f%.c}.o
-		case $f in arch/* | tools/* | scripts/* | samples/*) [[ $f == arch/um/* ]] || continue ;; esac
-		if built_in "$o"; then objs+=("$o"); else info "  skipped (not in this config): $o"; fi
+		case $f in arch/*) [[ $f == "$archdir"/* ]] || continue ;; tools/* | scripts/* | samples/*) continue ;; esac
+		if built "$o"; then objs+=("$o"); else info "  skipped (not in this config): $o"; fi
 	done < <(git_src diff --name-only --diff-filter=AM "$PRISTINE_TAG" "$BRANCH" -- '*.c')
-	stage "compiling ${#objs[@]} touched file(s) with CONFIG_$option off"
+	stage "cell $CELL: compiling ${#objs[@]} touched file(s) (ARCH=$arch)"
 	[ ${#objs[@]} -gt 0 ] || { info "the series touches no C file"; return 0; }
-	run_logged "$log" make -C "$SRC" ARCH=um O="$OBJ" -j"$(nproc)" CC="$(ccache_cc)" LOCALVERSION= "${objs[@]}" ||
-		die "a touched file does not compile with CONFIG_$option off" "see $log"
+	run_logged "$log" make -C "$SRC" ARCH="$arch" O="$OBJ" -j"$(nproc)" CC="$(ccache_cc)" LOCALVERSION= "${objs[@]}" ||
+		die "cell $CELL: a touched file does not compile" "see $log"
 	# A warning there is a bug too (e.g. a helper left unused by the stubs).
 	! grep -n 'warning:' "$log" >&2 ||
-		die "a touched file compiles with warnings with CONFIG_$option off" "see $log"
-	info "all ${#objs[@]} touched C files compile with CONFIG_$option off"
+		die "cell $CELL: a touched file compiles with warnings" "see $log"
+	info "cell $CELL: all ${#objs[@]} touched C files compile"
 }
 
 main "$@"
