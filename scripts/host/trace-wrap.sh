@@ -24,7 +24,7 @@ fi
 # otherwise; the kernel needs the session's console input on our stdin.
 "$@" <&0 &
 kernel=$!
-session_wait_line --while "$kernel" '^TODO-TRACE-WAIT' || { wait "$kernel"; exit; }
+session_wait_line --alive "$kernel" '^TODO-TRACE-WAIT' || { wait "$kernel"; exit; }
 "$TRACE_STRACE" "${opts[@]}" -o "$TRACE_LOG" -p "$kernel" &
 tracer=$!
 # Attached once the kernel's TracerPid is strace (or strace gave up).

@@ -7,7 +7,8 @@
 . "$(dirname "$0")/../../scripts/host/lib/opts.sh"
 
 tmp=$(scratch)
-SPEC='flavour:flavour timeout:number rw:flag cwd:dir kernel-arg:list freezer:todo|classic pm-test @tests -- cmd'
+SPEC='flavour:flavour timeout:number rw:flag cwd:dir
+	kernel-arg:list freezer:todo|classic pm-test @tests -- cmd'
 
 # parsed ARG...: the variables SPEC sets from ARG..., one per line, as a
 # function's locals with their defaults.

@@ -11,7 +11,7 @@
 . "${BASH_SOURCE[0]%/*}/flavour.sh"
 
 # opts_parse SPEC [ARG...]: set the caller's variables from ARG..., by
-# SPEC, a list of words separated by spaces, one per option:
+# SPEC, a list of words separated by white space, one per option:
 #   NAME              --NAME VALUE sets the variable NAME (its dashes as
 #                     underscores: --spin-max, spin_max)
 #   NAME:flag         --NAME sets it to 1
@@ -32,7 +32,8 @@ opts_parse() {
 	local -a _o_words
 	local -A _o_kinds=()
 	shift
-	read -ra _o_words <<<"$_o_spec"
+	# -d '': a long SPEC may go on over lines (read then ends at its end: 1).
+	read -ra _o_words -d '' <<<"$_o_spec" || true
 	for ((_o_i = 0; _o_i < ${#_o_words[@]}; _o_i++)); do
 		_o_word=${_o_words[_o_i]}
 		case $_o_word in
