@@ -112,7 +112,8 @@ quoted_cmd = '$(subst ','\'',$(value CMD))'
 run_cmd = $(if $(value CMD),-- $(quoted_cmd))
 run: $(call kernel,$(call flavour,run)) build/initramfs.cpio
 	@$(S)/run.sh --flavour $(call flavour,run) $(if $(RW),--rw) $(if $(KERNEL_LOG),--kernel-log) \
-		$(if $(PM_TEST),--pm-test $(PM_TEST)) $(if $(CWD),--cwd '$(CWD)') $(run_cmd)
+		$(if $(PM_TEST),--pm-test $(PM_TEST)) $(if $(CWD),--cwd '$(CWD)') $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+		$(run_cmd)
 
 # test.sh asks make for what the chosen tests need (each test's "# needs:"
 # line), so that make test TESTS=10-patches builds no kernel.  (No "+":
@@ -181,7 +182,8 @@ demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 # command file non-interactively (TIMEOUT=seconds, default 300);
 # BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; JOB=job;
 # CMD='...' runs that in the guest instead of the one freeze (as make run
-# CMD= does, CWD= RW=), the breakpoints on its freezes.  FLAVOUR=smp: the
+# CMD= does, the same "-- CMD" to the script, CWD= RW=), the breakpoints
+# on its freezes.  FLAVOUR=smp: the
 # x86_64 kernel under QEMU with its gdb stub, 4 vCPUs, hardware
 # breakpoints; it runs smp-debug (debug.smp in configs/flavours.mk), built
 # here first when stale.
@@ -191,7 +193,7 @@ debug: $(if $(ATTACH),,build/initramfs.cpio) $(if $(debug_as),$(call kernel,$(de
 		$(if $(ATTACH),--attach $(ATTACH)) $(if $(BATCH),--batch $(BATCH)) \
 		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \
 		$(if $(filter command line,$(origin JOB)),--job $(JOB)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
-		$(if $(value CMD),--cmd $(quoted_cmd)) $(if $(RW),--rw) $(if $(CWD),--cwd '$(CWD)')
+		$(if $(RW),--rw) $(if $(CWD),--cwd '$(CWD)') $(run_cmd)
 
 # The race lab (scripts/host/race.sh, docs/race.md): on the x86_64 kernel with
 # debug info (smp-debug, built here first when stale) under QEMU, two
