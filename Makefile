@@ -158,11 +158,14 @@ bench: $(call kernel,$(call flavour,bench)) build/initramfs.cpio
 # Host syscalls of the main UML process (strace) inside each freeze window,
 # todo vs classic, and outside (scripts/host/trace.sh); no kernel build (the
 # FLAVOUR kernel, default run, must exist), the initramfs is brought up to
-# date.  ATTACH=1 attaches after boot instead of starting ./linux under
-# strace; TIMEOUT=seconds.  Results in build/trace/, with trace.dat: both
-# freezes recorded by trace-cmd in the guest.
+# date.  STRACE=attach attaches after boot instead of starting ./linux under
+# strace.  Results in build/trace/, with trace.dat: both freezes recorded
+# by trace-cmd in the guest.  ATTACH= is make debug's pid, one meaning per
+# name: refused here, before anything is built, naming STRACE=attach.
+$(if $(and $(filter trace,$(MAKECMDGOALS)),$(ATTACH)),$(error make trace takes no ATTACH= (make debug's pid); \
+	strace attaching after boot is: make trace STRACE=attach))
 trace: build/initramfs.cpio
-	@$(S)/trace.sh --flavour $(call flavour,trace) $(if $(ATTACH),--attach) \
+	@$(S)/trace.sh --flavour $(call flavour,trace) $(if $(STRACE),--strace $(STRACE)) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Builds the bench flavour (FLAVOUR=bench unless given: the run kernel has
