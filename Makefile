@@ -174,7 +174,7 @@ trace: build/initramfs.cpio
 # build/demo/timeline.png; also build/demo/trace.dat of both freezes and
 # sleepgraph.html of a suspend-to-idle (scripts/host/demo.sh).
 demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
-	@$(S)/demo.sh --flavour $(call flavour,demo)
+	@$(S)/demo.sh --flavour $(call flavour,demo) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # gdb on ./vmlinux of FLAVOUR (default test; no kernel build, the
 # initramfs is brought up to date unless attaching) with the kernel's
@@ -234,7 +234,7 @@ check-patches: $(SOURCE)
 # The upstream candidates alone (no test, teaching or bench patch) apply,
 # build with the run config and boot for one freeze per freezer.
 check-candidates: $(SOURCE) build/initramfs.cpio
-	@$(S)/check-candidates.sh
+	@$(S)/check-candidates.sh $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Remove the object dirs and logs; keep build/src (and its unexported work).
 clean:
