@@ -118,10 +118,14 @@ run: $(call kernel,$(call flavour,run)) build/initramfs.cpio
 # test.sh asks make for what the chosen tests need (each test's "# needs:"
 # line), so that make test TESTS=10-patches builds no kernel.  (No "+":
 # make -n would run the tests.)  GUEST='PROG[:GLOB],...' FREEZER=todo|classic:
-# the guest suite alone, only those tests (docs/testing.md).
+# the guest suite alone, only those tests (docs/testing.md).  CYCLES only
+# when given here: its default above is make stress's, not the 100 of
+# make test's stress.
 test:
 	@$(S)/test.sh --flavour $(call flavour,test) $(if $(GUEST),--guest '$(GUEST)') \
-		$(if $(FREEZER),--freezer $(FREEZER)) $(TESTS)
+		$(if $(FREEZER),--freezer $(FREEZER)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+		$(if $(filter command line,$(origin CYCLES)),--cycles $(CYCLES)) $(if $(HAMMER),--hammer $(HAMMER)) \
+		$(TESTS)
 
 # The parsers and report scripts on the saved logs of tests/data/: needs
 # the kernel source (KUnit's parser), not a kernel build.
