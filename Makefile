@@ -1,31 +1,65 @@
-# Front door.  Every target is a script in scripts/host/ that also runs alone.
+# Front door.  Every target is a script in scripts/host/ that also runs alone
+# (its -h says how); the knobs below are its options.
 #   make run            build the run flavour, boot ./linux: a guest shell on a
-#                       terminal, else a scripted look at the guest;
-#                       CMD='...' runs that in the guest in this directory
-#                       (CWD= another; hostfs, read-only unless RW=1), with
-#                       its output and exit status (KERNEL_LOG=1, PM_TEST=)
-#   make test           run every test (TESTS= some), building what they
-#                       need (the debug flavour), print totals; GUEST=
-#                       'PROG[:GLOB]' FREEZER=todo|classic: some guest tests
+#                       terminal, else a scripted look at the guest; with
+#                       CMD, that command in the guest
+#   make test           run every test, building what they need (the test
+#                       flavour), print totals
 #   make check          the report scripts on saved logs (tests/check/), no kernel
-#   make stress         the same for the freezer stress only, CYCLES=1000
+#   make stress         the freezer stress only
 #   make smp-test       the series on 4 vCPUs: x86_64 under QEMU, KCSAN + lockdep
-#   make bench          todo vs classic freeze/thaw latency, SIZES= REPS=
+#   make bench          todo vs classic freeze/thaw latency (build/bench/)
 #   make trace          host syscalls of ./linux in and out of a freeze (strace)
 #   make demo           narrated freeze/thaw of four workloads, both freezers,
 #                       and their timeline picture
 #   make debug          gdb on ./vmlinux, breakpoints on the todo freeze path
 #   make race           two SMP races, 2005's code and today's, narrated by gdb
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
-# check-patches check-candidates.  FLAVOUR=run|test|bench|smp|smp-debug picks the config
-# fragments; each target has its default in configs/flavours.mk (run: run,
-# test: test, ...).
+# check-patches check-candidates.
+# Knobs, each once, and the targets that take it:
+#   FLAVOUR=F           the kernel: run, test, bench, smp or smp-debug (every
+#                       target; its default is in configs/flavours.mk)
+#   TIMEOUT=S           the guest's time limit, in seconds (every target that
+#                       boots one; a test's own is its "# timeout:" line,
+#                       debug's 300 s with BATCH, none on a terminal)
+#   CMD='...'           that command in the guest, in this directory through
+#                       hostfs: its output, and its exit status (run debug)
+#   CWD=DIR             the command's directory instead (run debug)
+#   RW=1                the command's directory writable (run debug)
+#   KERNEL_LOG=1        the kernel log on the console too (run)
+#   PM_TEST=LEVEL       a freeze is a round trip to pm_test LEVEL, freezer;
+#                       none: a real suspend (run)
+#   TESTS='30-boot ...' only those tests of tests/host/ (test)
+#   GUEST='PROG[:GLOB],...'  the guest suite alone, only those of its tests
+#                       (test; docs/testing.md)
+#   FREEZER=todo|classic  the guest suite alone, only that freezer's (test)
+#   CYCLES=N            freeze/thaw cycles under churn (stress and smp-test
+#                       1000; test 100)
+#   HAMMER=N            SMP hammer cycles per freezer (smp-test, 200)
+#   SIZES=10,100,...    the task counts (bench; docs/bench.md)
+#   REPS=7              freezes per count and freezer (bench)
+#   KINDS=spin,...      the task kinds (bench)
+#   SPIN_MAX=100        the largest count with spinners (bench)
+#   TIMELINE=KIND,N     one freeze of N tasks of KIND drawn too (bench)
+#   STRACE=attach       strace attaches to ./linux after boot, not starting
+#                       it (trace)
+#   ATTACH=PID          gdb attaches to that running ./linux (debug)
+#   BATCH=FILE          gdb runs that command file, no terminal (debug)
+#   BREAKS='FN ...'     the breakpoints (debug)
+#   BP=hbreak|break     hardware or software breakpoints (debug)
+#   JOB=NAME            the guest job, scripts/guest/jobs/NAME-job.sh (boot,
+#                       default run; debug, default debug)
+#   RACE=walk|thaw|all  which race (race)
+#   LOG=FILE            a saved console log (parse)
+#   SMP_CPUS=4 SMP_ACCEL=kvm|tcg  vCPUs, and an accelerator forced: read
+#                       from the environment by every x86_64 boot, at any
+#                       depth (scripts/host/lib/qemu.sh, docs/smp.md)
+# A knob has one word at every level: make's CYCLES is the script's --cycles
+# (scripts/host/lib/opts.sh parses every script's options; none reads them
+# from the environment), the test's $CYCLES and, where the guest reads it,
+# cycles on the kernel command line; tests/check/71-knobs.sh checks it.
 # Make decides what is stale; the scripts are its recipes and keep no
-# freshness logic of their own.  A knob has one word at every level: make
-# CYCLES= is the script's --cycles, the test's $CYCLES and, where the guest
-# reads it, cycles= on the kernel command line (likewise SIZES, REPS,
-# KINDS, SPIN_MAX, TIMELINE, HAMMER, PM_TEST, BATCH, GUEST, FREEZER, JOB,
-# RACE).
+# freshness logic of their own.
 
 JOB ?= run
 CYCLES ?= 1000
@@ -112,15 +146,20 @@ quoted_cmd = '$(subst ','\'',$(value CMD))'
 run_cmd = $(if $(value CMD),-- $(quoted_cmd))
 run: $(call kernel,$(call flavour,run)) build/initramfs.cpio
 	@$(S)/run.sh --flavour $(call flavour,run) $(if $(RW),--rw) $(if $(KERNEL_LOG),--kernel-log) \
-		$(if $(PM_TEST),--pm-test $(PM_TEST)) $(if $(CWD),--cwd '$(CWD)') $(run_cmd)
+		$(if $(PM_TEST),--pm-test $(PM_TEST)) $(if $(CWD),--cwd '$(CWD)') $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+		$(run_cmd)
 
 # test.sh asks make for what the chosen tests need (each test's "# needs:"
 # line), so that make test TESTS=10-patches builds no kernel.  (No "+":
 # make -n would run the tests.)  GUEST='PROG[:GLOB],...' FREEZER=todo|classic:
-# the guest suite alone, only those tests (docs/testing.md).
+# the guest suite alone, only those tests (docs/testing.md).  CYCLES only
+# when given here: its default above is make stress's, not the 100 of
+# make test's stress.
 test:
 	@$(S)/test.sh --flavour $(call flavour,test) $(if $(GUEST),--guest '$(GUEST)') \
-		$(if $(FREEZER),--freezer $(FREEZER)) $(TESTS)
+		$(if $(FREEZER),--freezer $(FREEZER)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+		$(if $(filter command line,$(origin CYCLES)),--cycles $(CYCLES)) $(if $(HAMMER),--hammer $(HAMMER)) \
+		$(TESTS)
 
 # The parsers and report scripts on the saved logs of tests/data/: needs
 # the kernel source (KUnit's parser), not a kernel build.
@@ -157,11 +196,14 @@ bench: $(call kernel,$(call flavour,bench)) build/initramfs.cpio
 # Host syscalls of the main UML process (strace) inside each freeze window,
 # todo vs classic, and outside (scripts/host/trace.sh); no kernel build (the
 # FLAVOUR kernel, default run, must exist), the initramfs is brought up to
-# date.  ATTACH=1 attaches after boot instead of starting ./linux under
-# strace; TIMEOUT=seconds.  Results in build/trace/, with trace.dat: both
-# freezes recorded by trace-cmd in the guest.
+# date.  STRACE=attach attaches after boot instead of starting ./linux under
+# strace.  Results in build/trace/, with trace.dat: both freezes recorded
+# by trace-cmd in the guest.  ATTACH= is make debug's pid, one meaning per
+# name: refused here, before anything is built, naming STRACE=attach.
+$(if $(and $(filter trace,$(MAKECMDGOALS)),$(ATTACH)),$(error make trace takes no ATTACH= (make debug's pid); \
+	strace attaching after boot is: make trace STRACE=attach))
 trace: build/initramfs.cpio
-	@$(S)/trace.sh --flavour $(call flavour,trace) $(if $(ATTACH),--attach) \
+	@$(S)/trace.sh --flavour $(call flavour,trace) $(if $(STRACE),--strace $(STRACE)) \
 		$(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Builds the bench flavour (FLAVOUR=bench unless given: the run kernel has
@@ -170,7 +212,7 @@ trace: build/initramfs.cpio
 # build/demo/timeline.png; also build/demo/trace.dat of both freezes and
 # sleepgraph.html of a suspend-to-idle (scripts/host/demo.sh).
 demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
-	@$(S)/demo.sh --flavour $(call flavour,demo)
+	@$(S)/demo.sh --flavour $(call flavour,demo) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # gdb on ./vmlinux of FLAVOUR (default test; no kernel build, the
 # initramfs is brought up to date unless attaching) with the kernel's
@@ -181,7 +223,8 @@ demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 # command file non-interactively (TIMEOUT=seconds, default 300);
 # BREAKS="fn ..." other breakpoints; BP=hbreak hardware ones; JOB=job;
 # CMD='...' runs that in the guest instead of the one freeze (as make run
-# CMD= does, CWD= RW=), the breakpoints on its freezes.  FLAVOUR=smp: the
+# CMD= does, the same "-- CMD" to the script, CWD= RW=), the breakpoints
+# on its freezes.  FLAVOUR=smp: the
 # x86_64 kernel under QEMU with its gdb stub, 4 vCPUs, hardware
 # breakpoints; it runs smp-debug (debug.smp in configs/flavours.mk), built
 # here first when stale.
@@ -191,7 +234,7 @@ debug: $(if $(ATTACH),,build/initramfs.cpio) $(if $(debug_as),$(call kernel,$(de
 		$(if $(ATTACH),--attach $(ATTACH)) $(if $(BATCH),--batch $(BATCH)) \
 		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \
 		$(if $(filter command line,$(origin JOB)),--job $(JOB)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
-		$(if $(value CMD),--cmd $(quoted_cmd)) $(if $(RW),--rw) $(if $(CWD),--cwd '$(CWD)')
+		$(if $(RW),--rw) $(if $(CWD),--cwd '$(CWD)') $(run_cmd)
 
 # The race lab (scripts/host/race.sh, docs/race.md): on the x86_64 kernel with
 # debug info (smp-debug, built here first when stale) under QEMU, two
@@ -229,7 +272,7 @@ check-patches: $(SOURCE)
 # The upstream candidates alone (no test, teaching or bench patch) apply,
 # build with the run config and boot for one freeze per freezer.
 check-candidates: $(SOURCE) build/initramfs.cpio
-	@$(S)/check-candidates.sh
+	@$(S)/check-candidates.sh $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # Remove the object dirs and logs; keep build/src (and its unexported work).
 clean:

@@ -18,52 +18,25 @@
 #          [--mem M]
 #          [--flavour bench]   (the smoke test of "make test" uses the test
 #          kernel, which also has CONFIG_FREEZER_BENCH: no third build)
-# Environment: SIZES, REPS, KINDS, SPIN_MAX, TIMELINE give the defaults
-# (make bench).
+# (make bench SIZES= REPS= KINDS= SPIN_MAX= TIMELINE= TIMEOUT= pass them.)
+# --timeout S: by default an estimate from the sizes and kinds.
 . "$(dirname "$0")/lib/session.sh"
 . "$(dirname "$0")/lib/timeline.sh"
 help_if_asked "$@"
 
 ALL_KINDS=spin,pause,pipe,nanosleep,threads,uring,cgroup2
-sizes=${SIZES:-10,100,1000,4000}
-reps=${REPS:-7}
-kinds=${KINDS:-$ALL_KINDS}
-spin_max=${SPIN_MAX:-100}
-timeline=${TIMELINE:-}
-alloc_n=1000
-out=$BUILD/bench
-timeout=""
-mem=2G
-flavour=$(default_flavour bench)
-
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--sizes) sizes=$2; shift 2 ;;
-	--reps) reps=$2; shift 2 ;;
-	--kinds) kinds=$2; shift 2 ;;
-	--spin-max) spin_max=$2; shift 2 ;;
-	--alloc-n) alloc_n=$2; shift 2 ;;
-	--timeline) timeline=$2; shift 2 ;;
-	--out) out=$2; shift 2 ;;
-	--timeout) timeout=$2; shift 2 ;;
-	--mem) mem=$2; shift 2 ;;
-	--flavour) flavour=$2; shift 2 ;;
-	-h | --help) usage; exit 0 ;;
-	*) die "bench.sh: unknown argument '$1'" "$(usage | head -n 3)" ;;
-	esac
-done
+sizes=10,100,1000,4000 reps=7 kinds=$ALL_KINDS spin_max=100 timeline="" alloc_n=1000
+out=$BUILD/bench timeout="" mem=2G flavour=$(default_flavour bench)
+opts_parse 'sizes reps:number kinds spin-max:number alloc-n:number timeline out timeout:number mem
+	flavour:flavour' "$@"
 
 # Check the parameters here: the guest can only fall back to defaults.
-positive() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 must be a positive number, not '$2'"; }
+# (opts_parse checked the numbers.)
 [[ $sizes =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
 	die "sizes must be a comma-separated list of task counts, not '$sizes'" "e.g. SIZES=10,100,1000"
 for n in ${sizes//,/ }; do
 	[ "$n" -le 8192 ] || die "size $n is too large" "the kernel's floor and the bench take up to 8192 tasks"
 done
-positive reps "$reps"
-positive spin-max "$spin_max"
-positive alloc-n "$alloc_n"
 for k in ${kinds//,/ }; do
 	[[ ,$ALL_KINDS, == *,$k,* ]] || die "unknown task kind '$k'" "kinds are: $ALL_KINDS"
 done
@@ -92,7 +65,6 @@ estimate_timeout() {
 	echo "$total"
 }
 [ -n "$timeout" ] || timeout=$(estimate_timeout)
-positive timeout "$timeout"
 
 # progress LINE: "bench:" lines as progress, "BENCH error" lines as they come.
 progress() {

@@ -6,7 +6,7 @@
 # It runs the kernel's make on the existing .config (make config, or make
 # build, which configures first when the fragments changed).
 # Usage: scripts/host/build.sh [--flavour run|test|bench|smp]
-. "$(dirname "$0")/lib/flavour.sh"
+. "$(dirname "$0")/lib/opts.sh"
 . "$(dirname "$0")/lib/kernel-build.sh"
 help_if_asked "$@"
 
@@ -20,7 +20,7 @@ progress() {
 	while sleep "$every"; do
 		n=$(grep -cE "$STEP_RE" "$log" 2>/dev/null || true)
 		last=$(grep -E '^  [A-Z]' "$log" 2>/dev/null | tail -n 1 | sed 's/^ *//' || true)
-		info "  build $FLAVOUR: $n steps$total, $((SECONDS - start)) s; now: ${last:-starting}"
+		info "  build $flavour: $n steps$total, $((SECONDS - start)) s; now: ${last:-starting}"
 	done
 }
 
@@ -41,21 +41,22 @@ relative_links() {
 }
 
 main() {
-	local obj log jobs pid rc=0 start n arch image
-	FLAVOUR=$(flavour_opt build "$@")
-	obj=$(obj_dir "$FLAVOUR")
-	arch=$(flavour_arch "$FLAVOUR")
-	backend_load "$FLAVOUR"
-	image=$obj/$(flavour_image "$FLAVOUR")
+	local obj log jobs pid rc=0 start n arch image flavour
+	flavour=$(default_flavour build)
+	opts_parse 'flavour:flavour' "$@"
+	obj=$(obj_dir "$flavour")
+	arch=$(flavour_arch "$flavour")
+	backend_load "$flavour"
+	image=$obj/$(flavour_image "$flavour")
 	hold_lock "$obj.lock" "${obj#"$TOP"/}"
-	[ -f "$obj/.config" ] || die "no ${obj#"$TOP"/}/.config" "configure and build: make build FLAVOUR=$FLAVOUR"
-	log=$LOGS/build-$FLAVOUR.log
+	[ -f "$obj/.config" ] || die "no ${obj#"$TOP"/}/.config" "configure and build: make build FLAVOUR=$flavour"
+	log=$LOGS/build-$flavour.log
 	jobs=$(nproc)
 	# Let clones of this repo at other paths (CI) share ccache entries.
 	# Depend mode: a miss costs no extra preprocessor run (kbuild passes
 	# -MMD), about a tenth of the CPU of a cold build.
 	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true CCACHE_DEPEND=true
-	stage "building '$FLAVOUR' (log: ${log#"$TOP"/})"
+	stage "building '$flavour' (log: ${log#"$TOP"/})"
 	start=$SECONDS
 	mkdir -p "$LOGS"
 	: >"$log"
@@ -70,11 +71,11 @@ main() {
 		make -C "$SRC" ARCH="$arch" O="$obj" -j"$jobs" CC="$(ccache_cc)" LOCALVERSION= all || rc=$?
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
-	[ "$rc" -eq 0 ] || die "kernel build '$FLAVOUR' failed" \
+	[ "$rc" -eq 0 ] || die "kernel build '$flavour' failed" \
 		"the error is in $log (search for 'error:')" \
-		"after fixing it in $SRC, run: make build FLAVOUR=$FLAVOUR"
+		"after fixing it in $SRC, run: make build FLAVOUR=$flavour"
 	relative_links "$obj"
-	stage_time "kernel build $FLAVOUR${OBJ_DIR:+ into ${OBJ_DIR#"$TOP"/}}, $(grep -cE "$STEP_RE" "$log" || true) steps" "$((SECONDS - start))"
+	stage_time "kernel build $flavour${OBJ_DIR:+ into ${OBJ_DIR#"$TOP"/}}, $(grep -cE "$STEP_RE" "$log" || true) steps" "$((SECONDS - start))"
 	n=$(grep -cE "$STEP_RE" "$log" || true)
 	[ "$n" -le "$(cat "$log.steps" 2>/dev/null || echo 0)" ] || echo "$n" >"$log.steps"
 	# For the Makefile: the image is now as new as .config and the source
@@ -89,7 +90,7 @@ main() {
 		info "built $(cat "$obj/include/config/kernel.release") ($arch) in $((SECONDS - start)) s: ${image#"$TOP"/}"
 		return 0
 	fi
-	link_top "$FLAVOUR"
+	link_top "$flavour"
 	info "built $(cat "$obj/include/config/kernel.release") in $((SECONDS - start)) s; ./linux -> ${obj#"$TOP"/}/linux"
 }
 

@@ -8,8 +8,13 @@
 # "candidates" (scripts/guest/jobs/candidates-job.sh): a freeze with each freezer.
 # So a submission of the candidates would not lean on the aids.
 # Exit: 0 when the guest passed; the boot's exit status otherwise.
-# Usage: scripts/host/check-candidates.sh [--build-only]   (apply and build, no
-# boot: make test builds it so in the background)
+# Usage: scripts/host/check-candidates.sh [--build-only] [--show all|guest|none]
+#          [--timeout S]
+#   --build-only: apply and build, no boot (make test builds it so in the
+#   background); --show: what of the console is printed too, as boot.sh's
+#   (guest; tests/host/12-candidates.sh: none); --timeout: the guest's
+#   time limit, 300 s.
+. "$(dirname "$0")/lib/opts.sh"
 . "$(dirname "$0")/lib/patches.sh"
 . "$(dirname "$0")/lib/kernel-build.sh"
 help_if_asked "$@"
@@ -67,12 +72,8 @@ prepare_tree() {
 }
 
 main() {
-	local n build_only=0
-	case ${1:-} in
-	"") ;;
-	--build-only) build_only=1 ;;
-	*) die "unknown argument '$1'" "usage: scripts/host/check-candidates.sh [--build-only]" ;;
-	esac
+	local n build_only=0 show=guest timeout=300
+	opts_parse 'build-only:flag show:all|guest|none timeout:number' "$@"
 	[ -d "$SRC/.git" ] || die "no pristine tree at $SRC" "run: make source"
 	n=$(candidates | wc -l)
 	stage "the $n upstream candidates alone: apply, build$([ "$build_only" -eq 1 ] || echo ", boot")"
@@ -86,8 +87,8 @@ main() {
 		die "the candidates alone do not build" "see $BUILD_LOGS/build-run.log"
 	unset KERNEL_SRC BUILD_LOGS
 	[ "$build_only" -eq 0 ] || exit 0
-	OBJ_DIR=$OBJ exec "$TOP/scripts/host/boot.sh" --flavour run --job candidates --timeout 300 \
-		--show "${SHOW:-guest}" --log "$LOGS/candidates.log"
+	OBJ_DIR=$OBJ exec "$TOP/scripts/host/boot.sh" --flavour run --job candidates --timeout "$timeout" \
+		--show "$show" --log "$LOGS/candidates.log"
 }
 
 main "$@"

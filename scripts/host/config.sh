@@ -5,7 +5,7 @@
 # option a fragment asks for survived olddefconfig.  It always configures
 # anew: whether that is needed is the Makefile's call (make config).
 # Usage: scripts/host/config.sh [--flavour run|test|bench|smp]
-. "$(dirname "$0")/lib/flavour.sh"
+. "$(dirname "$0")/lib/opts.sh"
 . "$(dirname "$0")/lib/kernel-build.sh"
 help_if_asked "$@"
 
@@ -39,7 +39,8 @@ explain_option() {
 
 main() {
 	local flavour frags=() f bad=0 log base merge_base=()
-	flavour=$(flavour_opt config "$@")
+	flavour=$(default_flavour config)
+	opts_parse 'flavour:flavour' "$@"
 	OBJ=$(obj_dir "$flavour")
 	ARCH=$(flavour_arch "$flavour")
 	backend_load "$flavour"

@@ -7,20 +7,23 @@
 # freezer about a second after boot, so the first breakpoint is hit without
 # typing anything; --attach attaches to a running ./linux instead; --batch
 # runs a gdb command file non-interactively once the first breakpoint is hit.
-# --cmd runs a host command line in the guest instead of that one freeze,
-# as make run CMD= does (guest job "cmd": in this directory, or --cwd DIR,
-# through hostfs, read-only unless --rw), so the breakpoints stop in the
-# freezes it makes.
+# A command after -- runs in the guest instead of that one freeze, as
+# make run CMD= (scripts/host/run.sh -- CMD) does, in the same shape (guest
+# job "cmd": in this directory, or --cwd DIR, through hostfs, read-only
+# unless --rw), so the breakpoints stop in the freezes it makes.
 # An x86_64 flavour (smp, which is debugged as smp-debug: configs/
 # flavours.mk) boots under QEMU with 4 vCPUs, halted until gdb connects to
 # QEMU's gdb stub; gdb sees one thread per vCPU and stops at hardware
 # breakpoints (hbreak) by default; quitting gdb detaches, and the guest
-# runs on to its end.  No --attach or --cmd there.
+# runs on to its end.  No --attach or command there.
 #
 # Usage: scripts/host/debug.sh [--flavour F] [--attach PID] [--batch FILE]
 #                         [--bp hbreak|break] [--breaks "FN..."] [--job JOB]
-#                         [--cmd 'CMD' [--cwd DIR] [--rw]]
-#                         [--timeout S] [-- KERNEL-ARGS...]
+#                         [--timeout S] [--kernel-arg ARG]
+#                         [[--cwd DIR] [--rw] -- CMD [ARG...]]
+#   --kernel-arg ARG (again for more) adds ARG to the kernel command line.
+#   CMD alone is a shell command line (sh -c); CMD ARG... a program and its
+#   arguments.
 # Exit: gdb's status; 124 when a --batch run timed out (default 300 s).
 . "$(dirname "$0")/lib/session.sh"
 . "$(dirname "$0")/lib/cmd-dir.sh"
@@ -48,29 +51,18 @@ DEFAULT_BREAKS="todo_freeze_task todo_freeze_self todo_thaw_begin"
 # safe (gdb takes them out of the text whenever the kernel stops) but the
 # x86 debug registers of hbreak stay armed and it panics.  hbreak is also
 # limited to 4 and needs a live process.  Stepping (next, finish, advance)
-# uses software breakpoints either way.
-bp=${BP:-}
-flavour=$(default_flavour debug) attach="" batch="" breaks=$DEFAULT_BREAKS job=debug
-timeout=${TIMEOUT:-300} extra=() cmd="" cwd=$PWD rw=0
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--flavour) flavour=$2; shift 2 ;;
-	--attach) attach=$2; shift 2 ;;
-	--batch) batch=$2; shift 2 ;;
-	--bp) bp=$2; shift 2 ;;
-	--breaks) breaks=$2; shift 2 ;;
-	--job) job=$2; shift 2 ;;
-	--cmd) cmd=$2; job=cmd; shift 2 ;;
-	--cwd) cwd=$(cd "$2" && pwd) || die "no directory $2"; shift 2 ;;
-	--rw) rw=1; shift ;;
-	--timeout) timeout=$2; shift 2 ;;
-	--) shift; extra=("$@"); break ;;
-	*) die "debug.sh: unknown argument '$1'" "see the usage at the top of scripts/host/debug.sh" ;;
-	esac
-done
-
-flavour_fragments "$flavour" >/dev/null
+# uses software breakpoints either way.  So --bp, when not given, is the
+# backend's.
+flavour=$(default_flavour debug) attach="" batch="" bp="" breaks=$DEFAULT_BREAKS job="" timeout=300
+kernel_arg=() cmd=() cwd=$PWD rw=0
+opts_parse 'flavour:flavour attach batch bp:hbreak|break breaks job timeout:number kernel-arg:list cwd:dir rw:flag
+	-- cmd' "$@"
+if [ ${#cmd[@]} -gt 0 ]; then
+	[ -z "$job" ] || die "a command runs in guest job cmd: it does not go with --job $job (JOB=)" \
+		"leave out one of them"
+	job=cmd
+fi
+[ -n "$job" ] || job=debug
 # A flavour without debug info names the one that is the same kernel with
 # it (debug.F in configs/flavours.mk).
 debug_as=$(flavour_table "debug.$flavour")
@@ -85,7 +77,6 @@ vmlinux=$obj/vmlinux
 
 command -v gdb >/dev/null ||
 	die "gdb is not installed" "run: make deps (or apt-get install -y gdb)"
-case $bp in hbreak | break) ;; *) die "BP must be hbreak or break, not '$bp'" ;; esac
 read -r -a break_fns <<<"$breaks"
 if [ "$bp" = hbreak ] && [ ${#break_fns[@]} -gt 4 ]; then
 	die "${#break_fns[@]} hardware breakpoints asked for, x86 has 4 debug registers" \
@@ -186,7 +177,7 @@ debug_qemu_once() {
 	# Interactive: as long as you like.
 	if [ -z "$batch" ]; then args+=(--timeout 86400); else args+=(--timeout "$timeout"); fi
 	stage "gdb on ${vmlinux#"$TOP"/} ($flavour, ${SMP_CPUS:-4} vCPUs under QEMU), ${bp} on: $breaks"
-	session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${extra[@]}"
+	session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${kernel_arg[@]}"
 	gdb_cmd=("${gdb_args[@]}" -ex "target remote $SESSION_GDB_SOCKET")
 	for fn in "${break_fns[@]}"; do gdb_cmd+=(-ex "$bp $fn"); done
 	gdb_cmd+=(-ex continue)
@@ -246,12 +237,12 @@ if [ -n "$attach" ] && ! backend_can_attach; then
 fi
 [ -z "$attach" ] || check_attach "$attach"
 check_build
-if [ -n "$cmd" ]; then
-	[ -z "$attach" ] || die "--cmd boots a kernel of its own; it does not go with --attach"
+if [ ${#cmd[@]} -gt 0 ]; then
+	[ -z "$attach" ] || die "a command (CMD=) boots a kernel of its own; it does not go with --attach (ATTACH=)"
 	cmd_flavour_ok "$flavour"
-	cmd_dir=$(cmd_dir_create "$cwd" "$rw" "$cmd") || exit
-	extra+=(cmd_dir="$cmd_dir")
-	info "the guest runs, in $cwd ($([ "$rw" -eq 1 ] && echo read-write || echo read-only)): $cmd"
+	cmd_dir=$(cmd_dir_create "$cwd" "$rw" "${cmd[@]}") || exit
+	kernel_arg+=(cmd_dir="$cmd_dir")
+	info "the guest runs, in $cwd ($([ "$rw" -eq 1 ] && echo read-write || echo read-only)): ${cmd[*]}"
 fi
 
 # gdb auto-loads vmlinux-gdb.py (the kernel's lx- commands, lx-todo and
@@ -308,7 +299,7 @@ args=(--flavour "$flavour" --job "$job" --vmlinux --wrapper-status)
 [ "$job" = shell ] || args+=(--no-input)
 for word in gdb "${gdb_args[@]}" --args; do args+=(--wrap "$word"); done
 if [ -z "$batch" ]; then args+=(--terminal); else args+=(--show all --timeout "$timeout" --log "$log"); fi
-session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${extra[@]}"
+session_start "${args[@]}" -- kunit.enable=0 "${DEBUG_QUIET_ARGS[@]}" "${kernel_arg[@]}"
 session_wait || rc=$?
 session_stop
 if [ -n "${cmd_dir:-}" ]; then

@@ -10,28 +10,28 @@
 # Full console: build/logs/demo.log.
 # The guest also traces both freezes (tests/guest/timeline.h); the demo ends
 # with their picture, one lane per workload task, todo above classic:
-# DEMO_OUT/timeline.png and its data, timeline.dat (DEMO_OUT: build/demo).
+# OUT/timeline.png and its data, timeline.dat (--out OUT: build/demo).
 # The host's trace-cmd, run in the guest, records both freezes into
-# DEMO_OUT/trace.dat (trace-cmd report, KernelShark); then the guest
+# OUT/trace.dat (trace-cmd report, KernelShark); then the guest
 # suspends to idle once, woken by the RTC, and the kernel's sleepgraph
-# draws that on the host: DEMO_OUT/sleepgraph.html (docs/trace.md).
-# Usage: scripts/host/demo.sh [--flavour F]
+# draws that on the host: OUT/sleepgraph.html (docs/trace.md).
+# Usage: scripts/host/demo.sh [--flavour F] [--out DIR] [--timeout S]   (120 s)
 . "$(dirname "$0")/lib/session.sh"
 . "$(dirname "$0")/lib/timeline.sh"
 . "$(dirname "$0")/lib/tracedat.sh"
 . "$(dirname "$0")/lib/sleepgraph.sh"
 help_if_asked "$@"
 
-FLAVOUR=$(flavour_opt demo "$@")
-out=${DEMO_OUT:-$BUILD/demo}
+flavour=$(default_flavour demo) out=$BUILD/demo timeout=120
+opts_parse 'flavour:flavour out timeout:number' "$@"
 command -v uml_mconsole >/dev/null ||
 	die "uml_mconsole not found" "install it: scripts/host/deps.sh (Debian package uml-utilities)"
 tracecmd_check
 log=$LOGS/demo.log
 mkdir -p "$out"
 rm -f "$out"/trace.dat "$out"/sleepgraph*
-stage "booting ./linux (flavour $FLAVOUR) with the demo"
-session_start --flavour "$FLAVOUR" --job demo --timeout 120 --show none --log "$log" -- kunit.enable=0 \
+stage "booting ./linux (flavour $flavour) with the demo"
+session_start --flavour "$flavour" --job demo --timeout "$timeout" --show none --log "$log" -- kunit.enable=0 \
 	"$(tracedat_arg demo_dir "$out")"
 
 # The guest's narration: its lines that are not for the host.

@@ -15,22 +15,15 @@
 # so each interleaving happens in the same order every time, and gdb's
 # all-stop mode suffices (docs/race.md).
 #
-# Usage: scripts/host/race.sh [--race walk|thaw|all] [--timeout S]
+# Usage: scripts/host/race.sh [--race walk|thaw|all] [--timeout S]   (900 s)
 # Exit: the guest's status (a race against today's code that fails, or a
 # re-enactment that does not show its bug, fails it); 124 on timeout.
-. "$(dirname "$0")/lib/base.sh"
+. "$(dirname "$0")/lib/opts.sh"
 help_if_asked "$@"
 
-race=all timeout=${TIMEOUT:-900}
-while [ $# -gt 0 ]; do
-	case $1 in
-	--race) race=$2; shift 2 ;;
-	--timeout) timeout=$2; shift 2 ;;
-	*) die "race.sh: unknown argument '$1'" "see: scripts/host/race.sh --help" ;;
-	esac
-done
-case $race in walk | thaw | all) ;; *) die "RACE must be walk, thaw or all, not '$race'" ;; esac
+race=all timeout=900
+opts_parse 'race:walk|thaw|all timeout:number' "$@"
 
 # The first stop: the hold of the first race the guest runs.
 run "$TOP/scripts/host/debug.sh" --flavour smp-debug --job race --timeout "$timeout" \
-	--breaks "race_walk_hold todo_thaw_race_hold" --batch "$TOP/scripts/gdb/race.py" -- race="$race"
+	--breaks "race_walk_hold todo_thaw_race_hold" --batch "$TOP/scripts/gdb/race.py" --kernel-arg race="$race"

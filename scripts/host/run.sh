@@ -13,11 +13,12 @@
 # Programs must be static or shell scripts: the guest has busybox, not the
 # host's libraries.
 # --kernel-arg ARG (again for more) adds ARG to the kernel command line
-# (say cpuidle.off=1).
+# (say cpuidle.off=1).  --timeout S: the guest's time limit, 3600 s with
+# a command, 300 s for the scripted job, none on a terminal.
 # Usage: scripts/host/run.sh [--flavour F] [--rw] [--kernel-log] [--pm-test L]
 #          [--cwd DIR] [--timeout S] [--kernel-arg ARG] [-- CMD [ARG...]]
 #   CMD alone is a shell command line (sh -c); CMD ARG... a program and
-#   its arguments.
+#   its arguments (the same shape in scripts/host/debug.sh).
 . "$(dirname "$0")/lib/session.sh"
 . "$(dirname "$0")/lib/cmd-dir.sh"
 . "$(dirname "$0")/lib/cmd-output.sh"
@@ -27,12 +28,12 @@ help_if_asked "$@"
 # command's output, from the console log, to stdout.
 run_cmd() {
 	local dir status=0 line
-	cmd_flavour_ok "$FLAVOUR"
+	cmd_flavour_ok "$flavour"
 	dir=$(cmd_dir_create "$cwd" "$rw" "${cmd[@]}") || exit
-	local log=$LOGS/run-cmd-$(date +%Y%m%d-%H%M%S).log args=(cmd_dir="$dir" pm_test="$pm_test" "${kernel_args[@]}")
+	local log=$LOGS/run-cmd-$(date +%Y%m%d-%H%M%S).log args=(cmd_dir="$dir" pm_test="$pm_test" "${kernel_arg[@]}")
 	[ "$kernel_log" -eq 1 ] || args+=(quiet)
-	info "running in the guest ($FLAVOUR, ${cwd} $([ "$rw" -eq 1 ] && echo read-write || echo read-only)): ${cmd[*]}" >&2
-	session_start --flavour "$FLAVOUR" --job cmd --timeout "$timeout" --show none --log "$log" -- "${args[@]}" >&2
+	info "running in the guest ($flavour, ${cwd} $([ "$rw" -eq 1 ] && echo read-write || echo read-only)): ${cmd[*]}" >&2
+	session_start --flavour "$flavour" --job cmd --timeout "${timeout:-3600}" --show none --log "$log" -- "${args[@]}" >&2
 	# The status is the guest's, which is the command's unless the job
 	# failed around it (a timeout, a crash, no hostfs mount).
 	cmd_output "$log" || true
@@ -46,30 +47,18 @@ run_cmd() {
 }
 
 main() {
-	local cwd=$PWD rw=0 kernel_log=0 pm_test=freezer timeout=${TIMEOUT:-3600} cmd=() args=() kernel_args=()
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--rw) rw=1; shift ;;
-		--kernel-log) kernel_log=1; shift ;;
-		--pm-test) pm_test=$2; shift 2 ;;
-		--cwd) cwd=$(cd "$2" && pwd) || die "no directory $2"; shift 2 ;;
-		--timeout) timeout=$2; shift 2 ;;
-		--kernel-arg) kernel_args+=("$2"); shift 2 ;;
-		-h | --help) usage; exit 0 ;;
-		--) shift; cmd=("$@"); break ;;
-		*) args+=("$1"); shift ;;
-		esac
-	done
-	FLAVOUR=$(flavour_opt run "${args[@]}")
-	backend_load "$FLAVOUR"
-	! backend_links_top || link_top "$FLAVOUR"
+	local flavour cwd=$PWD rw=0 kernel_log=0 pm_test=freezer timeout="" cmd=() kernel_arg=()
+	flavour=$(default_flavour run)
+	opts_parse 'flavour:flavour rw:flag kernel-log:flag pm-test cwd:dir timeout:number kernel-arg:list -- cmd' "$@"
+	backend_load "$flavour"
+	! backend_links_top || link_top "$flavour"
 	[ ${#cmd[@]} -eq 0 ] || run_cmd
 	if [ -t 0 ] && [ -t 1 ]; then
-		stage "booting ./linux (flavour $FLAVOUR) with a shell on this terminal"
-		session_start --terminal --flavour "$FLAVOUR" --job shell -- "${kernel_args[@]}"
+		stage "booting ./linux (flavour $flavour) with a shell on this terminal"
+		session_start --terminal --flavour "$flavour" --job shell -- "${kernel_arg[@]}"
 	else
-		stage "booting ./linux (flavour $FLAVOUR)"
-		session_start --flavour "$FLAVOUR" --job run --timeout "${TIMEOUT:-300}" -- "${kernel_args[@]}"
+		stage "booting ./linux (flavour $flavour)"
+		session_start --flavour "$flavour" --job run --timeout "${timeout:-300}" -- "${kernel_arg[@]}"
 	fi
 	session_wait
 }

@@ -8,10 +8,16 @@
 #        scripts/host/test.sh [--flavour F] [--guest 'PROG[:GLOB],...'] [--freezer todo|classic]
 #                        (the guest suite alone, only those of its tests:
 #                        docs/testing.md)
-#        scripts/host/test.sh [--cycles N] [--hammer N] [--timeout S] 50-stress|smp-full
-#                        (their knobs, which they read as CYCLES, HAMMER, TIMEOUT)
+#        scripts/host/test.sh [--cycles N] [--hammer N] [--timeout S] [TEST...]
 #        scripts/host/test.sh --check     ("make check": tests/check/ only)
-. "$(dirname "$0")/lib/flavour.sh"
+# The tests' knobs, --guest, --freezer, --cycles, --hammer and --timeout,
+# reach each test as the same word in its environment: GUEST, FREEZER,
+# CYCLES, HAMMER, TIMEOUT; only from here, never from the caller's
+# environment.  TIMEOUT is the time limit of a test's guest boot, for
+# every test that takes one (those with a "# timeout: S" line, whose S is
+# the limit without TIMEOUT, as kselftest's settings file has timeout=;
+# 50-stress and smp-full, whose limit grows with CYCLES and HAMMER).
+. "$(dirname "$0")/lib/opts.sh"
 . "$(dirname "$0")/lib/ktap.sh"
 . "$(dirname "$0")/lib/qemu.sh"
 help_if_asked "$@"
@@ -186,28 +192,22 @@ finish() {
 }
 
 main() {
-	local t tests=() late=() needs=() check=0
+	# shellcheck disable=SC2034 # cycles, hammer, timeout: read as ${!knob}
+	local t tests=() late=() needs=() check=0 flavour guest="" freezer="" cycles="" hammer="" timeout="" knob
 	start=$SECONDS
-	export TEST_FLAVOUR
-	TEST_FLAVOUR=$(default_flavour test)
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--flavour) TEST_FLAVOUR=$2; flavour_fragments "$2" >/dev/null; shift 2 ;;
-		--check) check=1; shift ;;
-		--guest) export GUEST=$2; shift 2 ;;
-		--freezer)
-			case $2 in todo | classic) export FREEZER=$2 ;; *) die "--freezer $2: not todo or classic" ;; esac
-			shift 2 ;;
-		# Knobs of the tests that take them (50-stress, smp-full), as the
-		# same word in the environment (make CYCLES= -> --cycles -> CYCLES).
-		--cycles | --hammer | --timeout)
-			[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: not a positive number"
-			export "$(tr a-z A-Z <<<"${1#--}")=$2"
-			shift 2 ;;
-		*) tests+=("$TOP/tests/host/$1.sh"); shift ;;
-		esac
+	flavour=$(default_flavour test)
+	opts_parse 'flavour:flavour check:flag guest freezer:todo|classic cycles:number hammer:number timeout:number
+		@tests' "$@"
+	export TEST_FLAVOUR=$flavour
+	# The tests' knobs: the same word, upper case, in their environment
+	# (make CYCLES= -> --cycles -> $CYCLES); unset when not given, so that
+	# one the caller's shell happens to have does not reach them.
+	for knob in guest freezer cycles hammer timeout; do
+		if [ -n "${!knob}" ]; then export "${knob^^}=${!knob}"; else unset "${knob^^}"; fi
 	done
-	if [ ${#tests[@]} -eq 0 ] && [ -n "${GUEST:-}${FREEZER:-}" ]; then
+	tests=("${tests[@]/#/$TOP/tests/host/}")
+	tests=("${tests[@]/%/.sh}")
+	if [ ${#tests[@]} -eq 0 ] && [ -n "$guest$freezer" ]; then
 		tests=("$TOP/tests/host/40-guest-suite.sh")
 	fi
 	[ ${#tests[@]} -gt 0 ] || tests=("$TOP"/tests/host/[0-9]*.sh)

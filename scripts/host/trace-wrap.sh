@@ -1,31 +1,36 @@
 #!/usr/bin/env bash
 # The --wrap program of the session scripts/host/trace.sh starts ("make trace"):
-# runs the kernel command given as arguments under strace, in this process
-# group.  Environment, set by trace.sh:
-#   TRACE_MODE        start: strace starts ./linux (the default)
-#                     attach: ./linux boots untraced; once the guest prints
-#                     TODO-TRACE-WAIT, strace -p attaches to it, and a line
-#                     on the console input tells the guest to go on
-#   TRACE_LOG         strace's output file (-o)
-#   TRACE_STRACE      the strace binary
-#   TRACE_OPTS        strace options (words without spaces)
+# runs the kernel command after -- under strace, in this process group.
+# Usage: scripts/host/trace-wrap.sh --strace start|attach --log FILE
+#          --strace-prog PROG --strace-opts 'OPTION...' -- KERNEL-CMD...
+#   --strace start     strace starts ./linux (the default)
+#   --strace attach    ./linux boots untraced; once the guest prints
+#                      TODO-TRACE-WAIT, strace -p attaches to it, and a
+#                      line on the console input tells the guest to go on
+#   --log FILE         strace's output file (-o)
+#   --strace-prog PROG the strace program
+#   --strace-opts      strace's options (words without spaces)
 # strace follows only the main UML process, never -f: see scripts/host/trace.sh.
 . "$(dirname "$0")/lib/session.sh"
 help_if_asked "$@"
 
-: "${TRACE_LOG:?}" "${TRACE_STRACE:?}" "${TRACE_OPTS:?}"
-read -r -a opts <<<"$TRACE_OPTS"
+strace=start log="" strace_prog=strace strace_opts="" cmd=()
+opts_parse 'strace:start|attach log strace-prog strace-opts -- cmd' "$@"
+if [ -z "$log" ] || [ ${#cmd[@]} -eq 0 ]; then
+	die "trace-wrap.sh: no --log, or no kernel command after --" "its usage: scripts/host/trace-wrap.sh --help"
+fi
+read -r -a opts <<<"$strace_opts"
 
-if [ "${TRACE_MODE:-start}" = start ]; then
-	exec "$TRACE_STRACE" "${opts[@]}" -o "$TRACE_LOG" "$@"
+if [ "$strace" = start ]; then
+	exec "$strace_prog" "${opts[@]}" -o "$log" "${cmd[@]}"
 fi
 
 # A background command of a script gets /dev/null as stdin unless told
 # otherwise; the kernel needs the session's console input on our stdin.
-"$@" <&0 &
+"${cmd[@]}" <&0 &
 kernel=$!
-session_wait_line --while "$kernel" '^TODO-TRACE-WAIT' || { wait "$kernel"; exit; }
-"$TRACE_STRACE" "${opts[@]}" -o "$TRACE_LOG" -p "$kernel" &
+session_wait_line --alive "$kernel" '^TODO-TRACE-WAIT' || { wait "$kernel"; exit; }
+"$strace_prog" "${opts[@]}" -o "$log" -p "$kernel" &
 tracer=$!
 # Attached once the kernel's TracerPid is strace (or strace gave up).
 while [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$kernel/status" 2>/dev/null)" != "$tracer" ]; do

@@ -13,10 +13,12 @@
 # Output in build/trace/: strace.log (raw), console.log, summary.txt (also
 # printed), summary.csv, windows.csv, trace.dat.
 #
-# Usage: scripts/host/trace.sh [--flavour run|test|bench] [--attach] [--out DIR]
-#                         [--timeout S]
-# Environment: STRACE (the strace binary).  The initramfs must hold the
-# current guest job (make trace brings it up to date).
+# Usage: scripts/host/trace.sh [--flavour run|test|bench] [--strace start|attach]
+#                         [--out DIR] [--timeout S] [--strace-prog PROG]
+# --strace-prog: the strace program to run, strace from PATH by default
+# (tests/host/75-trace.sh gives it one that is missing, and one that is
+# refused).  The initramfs must hold the current guest job (make trace
+# brings it up to date).
 #
 # Only the main UML process is traced, never with strace -f: UML runs each
 # guest process in a host process that it ptraces itself (and checks at
@@ -26,34 +28,18 @@
 # not permitted".  The main process is the whole kernel (every kernel
 # thread and every system call of the guest runs in it), and being traced
 # does not stop it from tracing its own children, so strace can start
-# ./linux (the default) or attach to it after boot with -p (--attach:
-# the boot runs untraced and at full speed).  Both work.
+# ./linux (--strace start, the default) or attach to it after boot with -p
+# (--strace attach, make trace STRACE=attach: the boot runs untraced and
+# at full speed).  Both work.
 . "$(dirname "$0")/lib/session.sh"
 . "$(dirname "$0")/lib/tracedat.sh"
 help_if_asked "$@"
 
-flavour=$(default_flavour trace)
-mode=start
-out=$BUILD/trace
-timeout=180
-STRACE=${STRACE:-strace}
+flavour=$(default_flavour trace) strace=start out=$BUILD/trace timeout=180 strace_prog=strace
+opts_parse 'flavour:flavour strace:start|attach out timeout:number strace-prog' "$@"
 # -ttt: epoch timestamps with microseconds; -s 4096: whole console writes,
 # so the markers can be read back; -q: no attach/detach chatter on the console.
 STRACE_OPTS="-q -ttt -s 4096"
-
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--flavour) flavour=$2; shift 2 ;;
-	--attach) mode=attach; shift ;;
-	--out) out=$2; shift 2 ;;
-	--timeout) timeout=$2; shift 2 ;;
-	-h | --help) usage; exit 0 ;;
-	*) die "trace.sh: unknown argument '$1'" "$(usage | head -n 2)" ;;
-	esac
-done
-[[ $timeout =~ ^[1-9][0-9]*$ ]] || die "the timeout must be a positive number of seconds, not '$timeout'"
-flavour_fragments "$flavour" >/dev/null
 
 # ptrace_problem OUTPUT: die with what the tracer said and how to allow it.
 ptrace_problem() {
@@ -63,14 +49,14 @@ ptrace_problem() {
 		"UML needs ptrace for itself too.  In a container, allow it:" \
 		"  docker run --cap-add=SYS_PTRACE --security-opt seccomp=unconfined ..." \
 		"  (podman: the same options; LXC: lxc.cap.drop must not list sys_ptrace)." \
-		"Yama ptrace_scope is $scope: 3 forbids ptrace until reboot; --attach needs 0," \
+		"Yama ptrace_scope is $scope: 3 forbids ptrace until reboot; STRACE=attach needs 0," \
 		"  or root with CAP_SYS_PTRACE: sysctl -w kernel.yama.ptrace_scope=0"
 }
 
 preflight() {
 	local obj=$1 err
-	command -v "$STRACE" >/dev/null 2>&1 ||
-		die "strace is not installed (no '$STRACE' in PATH)" \
+	command -v "$strace_prog" >/dev/null 2>&1 ||
+		die "strace is not installed (no '$strace_prog' in PATH)" \
 			"run: make deps (it installs the Debian package strace), or: apt-get install -y strace"
 	[ -x "$obj/linux" ] || die "no $flavour kernel at ${obj#"$TOP"/}/linux" \
 		"build it first: make build FLAVOUR=$flavour (make test builds the test flavour)"
@@ -82,14 +68,14 @@ preflight() {
 		die "the $flavour kernel has no CONFIG_PM_DEBUG (no /sys/power/pm_test to hold the freeze)" \
 			"rebuild it: make build FLAVOUR=$flavour (configs/base.config sets CONFIG_PM_DEBUG=y)"
 	# Tracing a child of our own, the way start mode does.
-	if ! err=$("$STRACE" -q -o /dev/null true 2>&1); then
+	if ! err=$("$strace_prog" -q -o /dev/null true 2>&1); then
 		ptrace_problem "$(head -n 1 <<<"$err")"
 	fi
 	# Attaching to a process that is not our descendant, as attach mode does.
-	if [ "$mode" = attach ]; then
+	if [ "$strace" = attach ]; then
 		sleep 5 &
 		local victim=$!
-		err=$(timeout 10 "$STRACE" -q -o /dev/null -p "$victim" 2>&1 & sleep 0.5; kill "$victim")
+		err=$(timeout 10 "$strace_prog" -q -o /dev/null -p "$victim" 2>&1 & sleep 0.5; kill "$victim")
 		wait "$victim" 2>/dev/null || true
 		if grep -qi 'not permitted\|denied' <<<"$err"; then
 			ptrace_problem "$(head -n 1 <<<"$err")"
@@ -98,20 +84,23 @@ preflight() {
 }
 
 main() {
-	local obj log console rc=0 extra=()
+	local obj log console rc=0 extra=() wrap=() word
 	obj=$(obj_dir "$flavour")
 	preflight "$obj"
 	mkdir -p "$out"
 	log=$out/strace.log
 	console=$out/console.log
 	rm -f "$log" "$console" "$out"/summary.txt "$out"/summary.csv "$out"/windows.csv "$out"/trace.dat
-	stage "trace: $flavour kernel under strace ($mode mode), one freeze per freezer"
-	info "strace: $STRACE $STRACE_OPTS -o ${log#"$TOP"/} $([ "$mode" = attach ] && echo "-p PID-of-./linux, after boot" || echo "./linux ...")"
-	extra=("$(tracedat_arg tracedat "$out/trace.dat")")
-	[ "$mode" = start ] || extra+=(trace_wait=1)
-	export TRACE_MODE=$mode TRACE_LOG=$log TRACE_STRACE=$STRACE TRACE_OPTS=$STRACE_OPTS
+	stage "trace: $flavour kernel under strace ($strace mode), one freeze per freezer"
+	info "strace: $strace_prog $STRACE_OPTS -o ${log#"$TOP"/} $([ "$strace" = attach ] && echo "-p PID-of-./linux, after boot" || echo "./linux ...")"
+	# strace=attach: the guest waits for the host's word that strace is on.
+	extra=("$(tracedat_arg tracedat "$out/trace.dat")" strace="$strace")
+	for word in "$TOP/scripts/host/trace-wrap.sh" --strace "$strace" --log "$log" \
+		--strace-prog "$strace_prog" --strace-opts "$STRACE_OPTS" --; do
+		wrap+=(--wrap "$word")
+	done
 	session_start --flavour "$flavour" --job trace --timeout "$timeout" \
-		--show guest --log "$console" --wrap "$TOP/scripts/host/trace-wrap.sh" -- "${extra[@]}"
+		--show guest --log "$console" "${wrap[@]}" -- "${extra[@]}"
 	session_wait || rc=$?
 	if grep -q '^strace: ' "$console" 2>/dev/null; then
 		if grep -qi '^strace: .*\(not permitted\|denied\)' "$console"; then
@@ -133,7 +122,7 @@ main() {
 	[ -s "$log" ] || die "strace wrote nothing to $log" "console log: $console"
 	info "strace log: ${log#"$TOP"/} ($(wc -l <"$log") lines)"
 	stage "trace: host syscalls in and out of the freeze windows"
-	run python3 "$TOP/scripts/host/trace_report.py" --strace "$log" --out "$out" --mode "$mode" ||
+	run python3 "$TOP/scripts/host/trace_report.py" --strace "$log" --out "$out" --mode "$strace" ||
 		die "the summary found a problem (see the error lines above)" "strace log: $log"
 	[ -s "$out/trace.dat" ] || die "the guest wrote no ${out#"$TOP"/}/trace.dat" "console log: $console"
 	tracedat_show "$out/trace.dat"

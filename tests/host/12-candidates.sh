@@ -7,7 +7,7 @@
 
 log=$LOGS/candidates.log
 rm -f "$log"
-SHOW=none "$TOP/scripts/host/check-candidates.sh" >"$log.runner" 2>&1 && rc=0 || rc=$?
+"$TOP/scripts/host/check-candidates.sh" --show none >"$log.runner" 2>&1 && rc=0 || rc=$?
 [ ! -s "$log" ] || console_results candidates "$log"
 case $rc in
 0 | 1) ;; # the guest ran; its results are above

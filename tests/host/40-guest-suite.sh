@@ -7,6 +7,7 @@
 # those tests; KUnit only if a PROG glob matches "kunit", its GLOB then
 # KUnit's kunit.filter_glob.
 # needs: build initramfs
+# timeout: 900
 . "$(dirname "$0")/lib.sh"
 
 params=() kunit=(--kunit-suites "$(kunit_suites "$(obj_dir "$TEST_FLAVOUR")/.config")")
@@ -16,5 +17,5 @@ if [ -n "${GUEST:-}${FREEZER:-}" ]; then
 	[ -z "$kunit_glob" ] || params+=(kunit.filter_glob="$kunit_glob")
 	echo "# guest tests: ${GUEST:-*}${FREEZER:+ (the $FREEZER freezer)}"
 fi
-boot_job "guest suite" test "${GUEST_TIMEOUT:-900}" "$LOGS/guest-suite.log" "$TEST_FLAVOUR" \
+boot_job "guest suite" test "$TIMEOUT" "$LOGS/guest-suite.log" "$TEST_FLAVOUR" \
 	"${kunit[@]}" -- "${params[@]}"

@@ -5,7 +5,8 @@
 # signal each other, then a kmemleak scan.  One result per TAP line, plus a
 # check that the kernel log has no splats, as subtest "stress".  "make
 # stress" runs this with CYCLES=1000 (scripts/host/test.sh --cycles); TIMEOUT
-# overrides the time limit.  KUnit is off for this boot:
+# overrides the time limit, which grows with CYCLES (so no "# timeout:"
+# line).  KUnit is off for this boot:
 # 40-guest-suite.sh reports it.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"

@@ -151,8 +151,9 @@ cat >"$tmp/cmd.gdb" <<-'EOF'
 	continue
 EOF
 name="gdb: make debug CMD= stops in the freeze of the command's own process, and ends with the command's status"
-debug --cwd "$tmp" --cmd 'mkfifo /tmp/fifo; cat /tmp/fifo & sleep 1; echo freeze >/sys/power/state; echo "freeze: $? in $PWD"; kill $!; exit 3' \
-	--batch "$tmp/cmd.gdb" --timeout 120 >"$tmp/cmd" 2>&1 && rc=0 || rc=$?
+debug --cwd "$tmp" --batch "$tmp/cmd.gdb" --timeout 120 \
+	-- 'mkfifo /tmp/fifo; cat /tmp/fifo & sleep 1; echo freeze >/sys/power/state; echo "freeze: $? in $PWD"; kill $!; exit 3' \
+	>"$tmp/cmd" 2>&1 && rc=0 || rc=$?
 if [ "$rc" -eq 0 ] && ! grep -q 'Kernel panic' "$tmp/cmd"; then
 	expect "$name" "$tmp/cmd" 'Breakpoint [0-9]+([.][0-9]+)?, todo_freeze_self' '^\$1 = "cat"' \
 		"^freeze: 0 in $tmp\$" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$' \

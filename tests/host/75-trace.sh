@@ -23,16 +23,15 @@ check_run() {
 
 for mode in start attach; do
 	out=$tmp/$mode
-	args=(--flavour "$TEST_FLAVOUR" --out "$out" --timeout 240)
-	[ "$mode" = start ] || args+=(--attach)
-	"$TOP/scripts/host/trace.sh" "${args[@]}" >"$tmp/$mode.log" 2>&1 && rc=0 || rc=$?
+	"$TOP/scripts/host/trace.sh" --flavour "$TEST_FLAVOUR" --strace "$mode" --out "$out" --timeout 240 \
+		>"$tmp/$mode.log" 2>&1 && rc=0 || rc=$?
 	cp "$tmp/$mode.log" "$LOGS/trace-$mode.log"
 	[ ! -f "$out/summary.txt" ] || cp "$out/summary.txt" "$LOGS/trace-$mode-summary.txt"
 	check_run "$mode" "$out" "$rc" "$tmp/$mode.log"
 done
 
 # Errors, before anything boots.
-STRACE=/nonexistent/strace "$TOP/scripts/host/trace.sh" --flavour "$TEST_FLAVOUR" --out "$tmp/e1" \
+"$TOP/scripts/host/trace.sh" --flavour "$TEST_FLAVOUR" --strace-prog /nonexistent/strace --out "$tmp/e1" \
 	>"$tmp/e1.log" 2>&1 && rc=0 || rc=$?
 name="trace: no strace is named, with the package to install"
 if [ "$rc" -ne 0 ] && ! grep -q booting "$tmp/e1.log"; then
@@ -57,7 +56,7 @@ echo "strace: test_ptrace_get_syscall_info: PTRACE_TRACEME: Operation not permit
 exit 1
 EOF
 chmod +x "$tmp/strace"
-STRACE=$tmp/strace "$TOP/scripts/host/trace.sh" --flavour "$TEST_FLAVOUR" --out "$tmp/e3" \
+"$TOP/scripts/host/trace.sh" --flavour "$TEST_FLAVOUR" --strace-prog "$tmp/strace" --out "$tmp/e3" \
 	>"$tmp/e3.log" 2>&1 && rc=0 || rc=$?
 name="trace: ptrace not permitted is reported with the container fix"
 if [ "$rc" -ne 0 ] && ! grep -q booting "$tmp/e3.log"; then

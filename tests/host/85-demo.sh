@@ -20,7 +20,7 @@ pic_name="demo: timeline.png is a well-formed PNG with one lane per workload tas
 sg_name="demo: sleepgraph.html parses, names freeze_processes and thaw_processes and has no TEST FAILED banner"
 
 rm -rf "$pic"
-if DEMO_OUT=$pic timeout 300 "$TOP/scripts/host/demo.sh" --flavour "$TEST_FLAVOUR" >"$out" 2>&1; then
+if timeout 300 "$TOP/scripts/host/demo.sh" --flavour "$TEST_FLAVOUR" --out "$pic" >"$out" 2>&1; then
 	frozen=$(grep -c '^    [0-9]* [^ ]* frozen: nothing pending$' "$out" || true)
 	if [ "$frozen" -eq 12 ]; then
 		expect "$name" "$out" 'user space frozen \(todo freezer\)' \

@@ -8,6 +8,7 @@
 # fail; others are listed.  The full run is "make smp-test".
 # needs: initramfs
 # builds: make build FLAVOUR=smp
+# timeout: 1200
 . "$(dirname "$0")/lib.sh"
 
 if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp >"$LOGS/smp-smoke-build.log" 2>&1; then
@@ -15,4 +16,4 @@ if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp >"$LOGS/smp-smoke-bui
 	exit 0
 fi
 pass "smp: kernel 'smp' (x86_64) builds"
-smp_run smoke "${SMP_SMOKE_TIMEOUT:-1200}" "$LOGS/smp-smoke.log"
+smp_run smoke "$TIMEOUT" "$LOGS/smp-smoke.log"

@@ -8,6 +8,7 @@
 # shellcheck disable=SC2016 # $lx_current() and the like are gdb's, not the shell's
 # needs: initramfs
 # builds: make build FLAVOUR=smp-debug
+# timeout: 900
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gdb >/dev/null; then
@@ -29,7 +30,7 @@ value_of() { awk -v cmd="+p $2" 'on { sub(/^\$[0-9]+ = /, ""); print; exit } $0 
 
 # Under TCG on a busy host the boot to the freeze takes a few minutes.
 make -C "$TOP" --no-print-directory debug FLAVOUR=smp BATCH="$TOP/scripts/gdb/smp-freeze.gdb" \
-	TIMEOUT="${GDB_SMP_TIMEOUT:-900}" >"$out" 2>&1 && rc=0 || rc=$?
+	TIMEOUT="$TIMEOUT" >"$out" 2>&1 && rc=0 || rc=$?
 name="gdb smp: make debug FLAVOUR=smp BATCH= stops in todo_freeze_task; gdb detaches, the freeze ends, the guest powers off"
 if [ "$rc" -eq 0 ] && ! grep -q 'Kernel panic' "$out"; then
 	expect "$name" "$out" 'make debug FLAVOUR=smp runs smp-debug' \

@@ -8,6 +8,7 @@
 # store and is not woken, today's recheck is.
 # needs: initramfs
 # builds: make build FLAVOUR=smp-debug
+# timeout: 900
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gdb >/dev/null; then
@@ -16,7 +17,7 @@ if ! command -v gdb >/dev/null; then
 fi
 tmp=$(scratch)
 out=$tmp/out
-make -C "$TOP" --no-print-directory race TIMEOUT="${RACE_TIMEOUT:-900}" >"$out" 2>&1 && rc=0 || rc=$?
+make -C "$TOP" --no-print-directory race TIMEOUT="$TIMEOUT" >"$out" 2>&1 && rc=0 || rc=$?
 log=$(sed -n 's/.*console log: //p' "$out" | tail -n 1)
 if [ -n "$log" ] && [ -f "$TOP/$log" ]; then
 	console_results race "$TOP/$log" --classify-reports \

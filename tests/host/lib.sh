@@ -14,6 +14,11 @@ help_if_asked "$@"
 
 # The flavour under test: scripts/host/test.sh --flavour sets it.
 TEST_FLAVOUR=${TEST_FLAVOUR:-$(default_flavour test)}
+# The time limit of the test's guest boot, in seconds: TIMEOUT (make test
+# TIMEOUT=, scripts/host/test.sh --timeout), else the test's own, a line
+# "# timeout: S" beside its "# needs:" line, as kselftest's settings file
+# has timeout=S for its tests; empty for a test without one.
+TIMEOUT=${TIMEOUT:-$(sed -n 's/^# timeout: \([1-9][0-9]*\)$/\1/p' "$0")}
 # The test's results file (ktap_result in scripts/host/lib/ktap.sh);
 # scripts/host/test.sh gives each test an empty one.
 export TAP_RESULTS=${TAP_RESULTS:-$LOGS/tap-results.$$}

@@ -5,7 +5,8 @@
 # and the compat_* programs on both freezers, thaw_race (1000 cycles per freezer),
 # freeze_bugs, the SMP hammer (HAMMER, default 200, per freezer) and CYCLES
 # (default 1000) freeze/thaw cycles under churn spread over all CPUs.
-# TIMEOUT overrides the time limit.  (scripts/host/test.sh --cycles, --hammer,
+# TIMEOUT overrides the time limit, which grows with CYCLES and HAMMER (so
+# no "# timeout:" line).  (scripts/host/test.sh --cycles, --hammer,
 # --timeout set them; make smp-test CYCLES=, HAMMER=, TIMEOUT=.)
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"

@@ -9,9 +9,9 @@
 #   TODO-FREEZE-BEGIN FREEZER / TODO-FREEZE-END FREEZER STATUS
 # pm_test=freezer stops the suspend right after the freezer and holds it
 # for pm_test_delay seconds (an mdelay() busy wait), then thaws.
-# With trace_wait=1 on the command line (strace attaching after boot) the
-# job first prints TODO-TRACE-WAIT and waits for a line on the console,
-# which the host sends once strace is attached.
+# With strace=attach on the command line (make trace STRACE=attach: strace
+# attaching after boot) the job first prints TODO-TRACE-WAIT and waits for
+# a line on the console, which the host sends once strace is attached.
 # With tracedat=FILE on the command line, the host's trace-cmd records both
 # freezes into FILE (a host path) through hostfs (tracecmd.sh), each freeze
 # marked in the trace by its TODO-FREEZE-BEGIN line.
@@ -37,7 +37,7 @@ if [ -n "$tracedat" ] && ! tc_setup "${tracedat%/*}"; then
 	error "trace-cmd: cannot run the host's trace-cmd in the guest (above)"
 	exit "$rc"
 fi
-if [ "$(cmdline_param trace_wait 0)" = 1 ]; then
+if [ "$(cmdline_param strace start)" = attach ]; then
 	echo "TODO-TRACE-WAIT"
 	read -r -t 60 _ || { error "no word from the host within 60 s that strace is attached"; exit "$rc"; }
 fi

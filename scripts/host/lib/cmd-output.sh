@@ -13,9 +13,10 @@
 # the log has no begin or no end marker: cut off by a crash or a timeout,
 # or not the log of a cmd job.
 cmd_output() {
-	local saved=()
-	[ "$1" != --saved ] || { saved=(--saved); shift; }
-	session_wait_line --log "$1" "${saved[@]}" '^TODO-CMD: begin$' || return 125
-	session_wait_line --log "$1" "${saved[@]}" --each session_print '^TODO-CMD: end [0-9]+$' || return 125
+	local saved=0 file=() from=()
+	opts_parse 'saved:flag @file' "$@"
+	[ "$saved" -eq 0 ] || from=(--saved)
+	session_wait_line --log "${file[0]}" "${from[@]}" '^TODO-CMD: begin$' || return 125
+	session_wait_line --log "${file[0]}" "${from[@]}" --each session_print '^TODO-CMD: end [0-9]+$' || return 125
 	return "${SESSION_LINE##* }"
 }

@@ -20,16 +20,6 @@ flavour_fragments() {
 # none is named.
 default_flavour() { flavour_table "default.$1"; }
 
-# flavour_opt CMD [--flavour F]: the flavour of scripts/host/CMD.sh, which
-# takes no other argument: F (checked), else CMD's default.
-flavour_opt() {
-	case $#:${2:-} in
-	1:) default_flavour "$1" ;;
-	3:--flavour) flavour_fragments "$3" >/dev/null && echo "$3" ;;
-	*) die "$1.sh: unknown arguments '${*:2}'" "usage: scripts/host/$1.sh [--flavour F]" ;;
-	esac
-}
-
 # The kernel's ARCH= for a flavour: smp and its variants (smp-debug) are
 # x86_64 kernels for QEMU.
 flavour_arch() {

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The session API, the one place that knows how a guest is started and
 # where its files are: session_start, then any of the functions below.
-# Source it (it sources the libraries it needs: base, flavour);
+# Source it (it sources the libraries it needs: base, flavour, opts);
 # scripts/host/boot.sh is its command line.  One session per shell at a
 # time, in SESSION_*.  session_start loads the flavour's backend
 # (backend_load: scripts/host/lib/uml.sh, or qemu.sh for the smp flavours,
@@ -9,7 +9,7 @@
 # with --gdb-stub halted for gdb at QEMU's stub); what differs is asked of
 # the backend_ functions.  A --wrap program stays in the process group and
 # gets SESSION_UMID and SESSION_LOG.
-. "${BASH_SOURCE[0]%/*}/flavour.sh"
+. "${BASH_SOURCE[0]%/*}/opts.sh" # and flavour.sh
 
 SESSION_DIR=$BUILD/uml          # UML's uml_dir: UMID/pid, UMID/mconsole; ours: UMID.*
 SESSION_EXIT_TAG="TODO-EXIT:"   # the guest init, before poweroff (markers: docs/console.md)
@@ -19,39 +19,40 @@ declare -gA SESSION_SEEN=()     # console lines session_wait_line has read, per 
 
 # session_start --flavour F [OPTION...] [-- KERNEL-ARGS...]: boot F with a guest
 # job, by default in the background: console only to the log, a timeout.
+#   --job JOB          the guest job (scripts/guest/jobs/JOB-job.sh), run
+#   --timeout S        the guest's time limit in seconds, 120
+#   --mem M            its memory, 512M
+#   --log FILE         its console log, build/logs/boot-JOB-TIME.log
+#   --show all|guest|none  printed too: all, the guest's (from the init's
+#                      first line), nothing
+#   --wrap WORD        again for more: "WORD... ./linux ARGS" (strace, gdb)
+#   --vmlinux          boot obj/vmlinux, the name gdb finds the kernel's
+#                      scripts by
+#   --terminal         in the foreground, the console here, no log or
+#                      timeout, the started program's status
+#   --no-input         the terminal's input is the wrapper's (gdb)
+#   --wrapper-status   the started program's status, not the guest's
+#   --gdb-stub         x86_64: halted until gdb connects to
+#                      SESSION_GDB_SOCKET
 session_start() {
-	local job=run mem=512M timeout=120 show=guest log="" terminal=0 input=1 image=""
-	local wrapper_status=0 wrap=() extra=() cmd obj initrd=$BUILD/initramfs.cpio gdb_stub=0 runner_args word
+	local flavour="" job=run mem=512M timeout=120 show=guest log="" terminal=0 no_input=0 vmlinux=0
+	local wrapper_status=0 wrap=() extra=() cmd obj initrd=$BUILD/initramfs.cpio gdb_stub=0 runner_args word image=""
 	SESSION_FLAVOUR="" SESSION_STATUS="" SESSION_RUNNER="" SESSION_GDB_SOCKET=""
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--flavour) SESSION_FLAVOUR=$2; shift 2 ;;
-		--job) job=$2; shift 2 ;;
-		--timeout) timeout=$2; shift 2 ;; # seconds, 120 by default
-		--mem) mem=$2; shift 2 ;;
-		--log) log=$2; shift 2 ;;         # default: build/logs/boot-JOB-TIME.log
-		--show) show=$2; shift 2 ;;       # printed too: all, guest (from the init's first line), none
-		--wrap) wrap+=("$2"); shift 2 ;;  # WORD...: "WORD... ./linux ARGS" (strace, gdb)
-		--vmlinux) image=vmlinux; shift ;; # the name gdb finds the kernel's scripts by
-		--terminal) terminal=1 wrapper_status=1; shift ;; # foreground, console here, no log or timeout
-		--no-input) input=0; shift ;;                     # the terminal's input is the wrapper's (gdb)
-		--wrapper-status) wrapper_status=1; shift ;;      # the started program's status, not the guest's
-		--gdb-stub) gdb_stub=1; shift ;; # x86_64: halted until gdb connects to session_gdb_socket
-		--) shift; extra=("$@"); break ;;
-		*) die "${0##*/}: unknown argument '$1'" "see session_start in scripts/host/lib/session.sh (scripts/host/boot.sh takes the same)" ;;
-		esac
-	done
+	opts_parse 'flavour:flavour job timeout:number mem log show:all|guest|none wrap:list vmlinux:flag terminal:flag
+		no-input:flag wrapper-status:flag gdb-stub:flag -- extra' "$@"
+	SESSION_FLAVOUR=$flavour
+	[ "$terminal" -eq 0 ] || wrapper_status=1
+	[ "$vmlinux" -eq 0 ] || image=vmlinux
 	[ -n "$SESSION_FLAVOUR" ] || die "session_start: no --flavour" "name the flavour to boot: run, test, bench or smp"
 	backend_load "$SESSION_FLAVOUR"
 	obj=$(obj_dir "$SESSION_FLAVOUR")
 	SESSION_IMAGE=$obj/${image:-$(flavour_image "$SESSION_FLAVOUR")}
 	[ -f "$SESSION_IMAGE" ] || die "no kernel at $SESSION_IMAGE" "build it first: make build FLAVOUR=$SESSION_FLAVOUR"
 	[ -f "$initrd" ] || die "no initramfs at $initrd" "build it first: make initramfs"
-	case $show in all | guest | none) ;; *) die "--show takes all, guest or none, not '$show'" ;; esac
 	mkdir -p "$SESSION_DIR"
 	SESSION_UMID=todo-$job-$$
 	rm -f "$SESSION_DIR/$SESSION_UMID.kvm-failed"
-	backend_cmd "$job" "$mem" "$initrd" "$input" "$gdb_stub" "${extra[@]}"
+	backend_cmd "$job" "$mem" "$initrd" "$((1 - no_input))" "$gdb_stub" "${extra[@]}"
 	cmd=("${BACKEND_CMD[@]}")
 	if [ "$terminal" -eq 1 ]; then
 		SESSION_STATUS=0
@@ -76,21 +77,9 @@ session_start() {
 # supervise, report, and exit with the session's status (see
 # session_wait).  DIR is the kernel's object dir.
 session_runner() {
-	local log=$SESSION_LOG job timeout show obj wrapper_status=0 wrap=() status
-	while [ "$1" != -- ]; do
-		case $1 in
-		--job) job=$2 ;;
-		--timeout) timeout=$2 ;;
-		--show) show=$2 ;;
-		--obj) obj=$2 ;;
-		--wrapper-status) wrapper_status=1; shift; continue ;;
-		--wrap) wrap+=("$2") ;;
-		*) die "session_runner: unknown argument '$1'" ;;
-		esac
-		shift 2
-	done
-	shift
-	session_boot_once "$job" "$timeout" "$show" -- "${wrap[@]}" "$@"
+	local log=$SESSION_LOG job timeout show obj wrapper_status=0 wrap=() cmd=() status
+	opts_parse 'job timeout:number show:all|guest|none obj wrapper-status:flag wrap:list -- cmd' "$@"
+	session_boot_once "$job" "$timeout" "$show" -- "${wrap[@]}" "${cmd[@]}"
 	# KVM that the probe let through can still fail this kernel
 	# (backend_kvm_broke in scripts/host/lib/qemu.sh): boot it again, once,
 	# under TCG (backend_fallback_cmd).  Under gdb the connection went with
@@ -170,10 +159,10 @@ session_boot_once() {
 	echo "$pid" >"$SESSION_DIR/$SESSION_UMID.pgid"
 	# The viewer follows the writer, which ends only once the console is drained.
 	case $show in
-	all) session_wait_line --while "$writer" --each session_print '' & viewer=$! ;;
+	all) session_wait_line --alive "$writer" --each session_print '' & viewer=$! ;;
 	guest)
-		{ session_wait_line --while "$writer" '^TODO-INIT:' && session_print "$SESSION_LINE" &&
-			session_wait_line --while "$writer" --each session_print ''; } &
+		{ session_wait_line --alive "$writer" '^TODO-INIT:' && session_print "$SESSION_LINE" &&
+			session_wait_line --alive "$writer" --each session_print ''; } &
 		viewer=$! ;;
 	esac
 
@@ -226,7 +215,7 @@ session_gdb_socket_path() {
 	SESSION_GDB_SOCKET=$(mktemp -d "${TMPDIR:-/tmp}/todo-gdb.XXXXXX")/stub
 }
 
-# session_wait_line [--timeout S] [--each FN] [--log FILE] [--while PID]
+# session_wait_line [--timeout S] [--each FN] [--log FILE] [--alive PID]
 #   [--saved] ERE: read the console log on from the last line read, calling
 # FN LINE for each line before the first that matches ERE (left in
 # SESSION_LINE).  Returns 0 there; 1 if the session (or PID) ended first,
@@ -235,18 +224,10 @@ session_gdb_socket_path() {
 # FN only once complete.  --saved: FILE is a saved log, read to its end
 # with no session to wait for.
 session_wait_line() {
-	local timeout="" each="" log=$SESSION_LOG alive=$SESSION_RUNNER saved=0 deadline ended line partial
-	while [ $# -gt 1 ]; do
-		case $1 in
-		--timeout) timeout=$2 ;;
-		--each) each=$2 ;;
-		--log) log=$2 ;;
-		--while) alive=$2 ;;
-		--saved) saved=1; shift; continue ;;
-		*) die "session_wait_line: unknown option '$1'" "see its usage in scripts/host/lib/session.sh" ;;
-		esac
-		shift 2
-	done
+	local timeout="" each="" log=$SESSION_LOG alive=$SESSION_RUNNER saved=0 ere=() deadline ended line partial
+	opts_parse 'timeout:number each log alive saved:flag @ere' "$@"
+	[ ${#ere[@]} -eq 1 ] || die "session_wait_line: one ERE, not ${#ere[@]}: ${ere[*]}"
+	set -- "${ere[0]}"
 	deadline=$((SECONDS + ${timeout:-999999}))
 	while :; do
 		ended=$saved # checked before reading, so that the last read sees every line
