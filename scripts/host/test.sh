@@ -17,7 +17,7 @@
 help_if_asked "$@"
 
 # Every test's results, each test a subtest of one KTAP document that the
-# kernel's parser counts once (scripts/host/parse_console.py --totals).
+# kernel's parser counts once (scripts/host/ktap_totals.py).
 results=$LOGS/test-results.ktap body=$LOGS/test-results.body
 ntests=0
 
@@ -181,7 +181,7 @@ finish() {
 	show_timings
 	# No kernel tree, no parser: the source step failed, as recorded.
 	[ -f "$SRC/tools/testing/kunit/kunit_parser.py" ] || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
-	python3 "$TOP/scripts/host/parse_console.py" --totals "$results" || rc=1
+	python3 "$TOP/scripts/host/ktap_totals.py" "$results" || rc=1
 	exit "$rc"
 }
 

@@ -3,7 +3,7 @@
 # reported as host test 40-guest-suite reports it (console_results: the
 # job's document nested as printed, results on the kernel log beside it),
 # recorded as scripts/host/test.sh records a test, and the run's document parsed
-# once (--totals).  A clean log gives only ok results; one test turned into
+# once (scripts/host/ktap_totals.py).  A clean log gives only ok results; one test turned into
 # a failure and a KASAN report added give exactly those failures, by their
 # full names, counted, and the host test not ok; a program that exits
 # non-zero with its tests passed is one failure; a program cut out gives a
@@ -20,14 +20,14 @@ host=host/40-guest-suite
 xz -dc "$data/guest-suite.log.xz" >"$tmp/clean.log"
 
 # as_run CASE: console log CASE.log as 40-guest-suite reports it, in a run's
-# document CASE.ktap of that one test; CASE.totals: what --totals prints.
+# document CASE.ktap of that one test; CASE.totals: what ktap_totals.py prints.
 as_run() {
 	local c=$tmp/$1
 	: >"$c.results"
 	TAP_RESULTS=$c.results console_results "guest suite" "$c.log" \
 		--kunit-suites "task_todo todo_freezer maccess" >"$c.out"
 	{ printf 'KTAP version 1\n1..1\n'; ktap_subtest 1 "$host" "$c.out" "$c.results"; } >"$c.ktap"
-	python3 "$TOP/scripts/host/parse_console.py" --totals "$c.ktap" >"$c.totals" || true
+	python3 "$TOP/scripts/host/ktap_totals.py" "$c.ktap" >"$c.totals" || true
 }
 
 # failed_are CASE LINE...: CASE's totals name exactly these failed tests.
