@@ -2,8 +2,9 @@
 # Shared by the guest jobs that run test programs; source it, do not run it.
 # A job prints one KTAP document (docs/console.md), which the host passes
 # on as printed (scripts/host/parse_console.py), for the kernel's kunit_parser
-# to parse once with the run's other results: each run_prog a subtest.  A
-# failing subtest sets rc=1.
+# to parse once with the run's other results: each run_prog a subtest.  The
+# document is the only status the host reads; the job's exit status (1 if
+# a subtest failed) is for a person who boots it (make boot).
 rc=0 ktap_n=0 counting=""
 
 # ktap_job FUNCTION: FUNCTION's run_prog calls as the job's KTAP document,

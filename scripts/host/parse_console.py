@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read a saved guest console log for a host test (docs/console.md): the
 guest job's KTAP document, passed on as the guest printed it, nested as one
-subtest, and results on the kernel log beside it.  (A whole run's totals:
-scripts/host/ktap_totals.py.)
+subtest whose status is the document's, and results on the kernel log
+beside it.  (A whole run's totals: scripts/host/ktap_totals.py.)
 """
 import argparse
 import re
 
 INIT_TAG = 'TODO-INIT:'   # the guest init's first line; the document follows
-EXIT_TAG = 'TODO-EXIT:'   # the guest init's last line, with the job's exit status
+EXIT_TAG = 'TODO-EXIT:'   # the guest init's last line: the document ended
 
 # Kernel reports that mean a test run is not clean, whatever the tests said.
 SPLAT_RE = re.compile(r'(BUG: |WARNING: |Kernel panic|KASAN|UBSAN|'
@@ -105,24 +105,18 @@ def classify_reports(lines):
     return skip
 
 
-# The host test's results file (--results, tests/host/lib.sh): a line per
-# result printed so far, its status; a result's number is its line.
-RESULTS = None
+# The number of the last result printed: the host test's results go on
+# from --first (tests/host/lib.sh).
 NUMBER = 0
 
 
 def result(ok, name, diag=(), why=''):
-    """One result of the host test, after its "# " diagnostics: numbered on
-    from the results file, and added to it."""
+    """One result of the host test, after its "# " diagnostics."""
     global NUMBER
     NUMBER += 1
-    status = 'ok' if ok else 'not ok'
     for d in diag:
         print('# ' + d)
-    print('%s %d - %s%s' % (status, NUMBER, name, ' # ' + why if why else ''))
-    if RESULTS:
-        with open(RESULTS, 'a') as f:
-            print(status, file=f)
+    print('%s %d - %s%s' % ('ok' if ok else 'not ok', NUMBER, name, ' # ' + why if why else ''))
 
 
 def read_log(path):
@@ -134,6 +128,9 @@ def read_log(path):
 # are indented four spaces per level (scripts/guest/job-lib.sh), the kernel's
 # messages between them are not.
 TOP_LINE_RE = re.compile(r'(KTAP version \d+|1\.\.\d+|(not )?ok \d+ .*)$')
+# Its results and its plan, at its top level.
+RESULT_RE = re.compile(r'(not )?ok \d+ ')
+PLAN_RE = re.compile(r'1\.\.(\d+)')
 # The lines that open and close subtests, and their indentation.
 NESTING_RE = re.compile(r'( *)(?:(KTAP version \d+)|# Subtest: (.*)|(?:not )?ok \d+ )')
 
@@ -141,17 +138,17 @@ NESTING_RE = re.compile(r'( *)(?:(KTAP version \d+)|# Subtest: (.*)|(?:not )?ok 
 def job_document(lines):
     """The guest job's KTAP document: from the first "KTAP version" line
     after the guest init's first line to its exit line, without the kernel
-    messages printed among its lines; and the job's exit status (None: no
-    exit line, a crash or a timeout)."""
+    messages printed among its lines; and whether the exit line came (if
+    not: a crash or a timeout).  The exit line's number, the job's exit
+    status, is not read: the document says what passed."""
     start = next((n + 1 for n, l in enumerate(lines) if l.startswith(INIT_TAG)), len(lines))
     doc = []
     for line in lines[start:]:
         if line.startswith(EXIT_TAG):
-            m = re.match(re.escape(EXIT_TAG) + r' *(\d+)', line)
-            return doc, int(m.group(1)) if m else None
+            return doc, True
         if (doc or line.startswith('KTAP version')) and (line.startswith('    ') or TOP_LINE_RE.match(line)):
             doc.append(line)
-    return doc, None
+    return doc, False
 
 
 def close_cut_subtests(doc):
@@ -182,10 +179,25 @@ def close_cut_subtests(doc):
     return closing
 
 
+def document_status(doc, ended, cut):
+    """The status of the job's document as a subtest, from the document
+    alone: ok if it ended, all its own results are ok and its plan has
+    them all; else not ok, and why when its results do not say."""
+    if cut:
+        return False, 'cut off: a crash or a timeout'
+    if not ended:
+        return False, 'no "%s" line: a crash or a timeout' % EXIT_TAG
+    own = [l for l in doc if RESULT_RE.match(l)]
+    plan = next((int(m.group(1)) for m in map(PLAN_RE.match, doc) if m), None)
+    if plan is not None and len(own) < plan:
+        return False, '%d of %d results missing' % (plan - len(own), plan)
+    return not any(l.startswith('not ok ') for l in own), ''
+
+
 def guest_document(lines, name, suites):
     """The guest job's KTAP document as subtest NAME, and whether each KUnit
-    suite in SUITES passed in it; the subtest is ok if the job exited 0."""
-    doc, status = job_document(lines)
+    suite in SUITES passed in it."""
+    doc, ended = job_document(lines)
     if not doc:
         return result(False, name, diag=['no KTAP document after "%s"; the log ends:' % INIT_TAG]
                       + lines[-10:])
@@ -193,10 +205,8 @@ def guest_document(lines, name, suites):
     print('    %s\n    # Subtest: %s' % (doc[0], name))
     for line in doc[1:] + cut:
         print('    ' + line)
-    why = ('cut off: a crash or a timeout' if cut else
-           'no "%s" line: a crash or a timeout' % EXIT_TAG if status is None else
-           'exit status %d' % status if status else '')
-    result(not why, name, why=why)
+    ok, why = document_status(doc, ended, cut)
+    result(ok, name, why=why)
     passed = kunit_passed(doc)
     for suite in suites:
         result(suite in passed, 'kunit: suite %s ran and passed' % suite)
@@ -243,20 +253,13 @@ def splats(lines, skip=()):
            diag=found[:20])
 
 
-def count_lines(path):
-    try:
-        with open(path) as f:
-            return sum(1 for _ in f)
-    except FileNotFoundError:
-        return 0
-
-
 def main():
-    global RESULTS, NUMBER
+    global NUMBER
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('log')
     ap.add_argument('--name', default='console', help="the subtest that holds the job's document")
-    ap.add_argument('--results', help="the host test's results file: number on from it, add to it")
+    ap.add_argument('--first', type=int, default=1, metavar='N',
+                    help="the number of the first result: the host test's results go on")
     ap.add_argument('--kernel-only', action='store_true', help='no KTAP document: the kernel log')
     ap.add_argument('--kunit-suites', default='', help='KUnit suites that must have passed')
     ap.add_argument('--classify-reports', action='store_true',
@@ -267,7 +270,7 @@ def main():
                          'it must be there, and is not a splat')
     args = ap.parse_args()
     # The results say what failed: the exit status is 0 once they are out.
-    RESULTS, NUMBER = args.results, count_lines(args.results) if args.results else 0
+    NUMBER = args.first - 1
     lines = read_log(args.log)
     if not args.kernel_only:
         guest_document(lines, args.name, args.kunit_suites.split())
