@@ -2,8 +2,9 @@
 # Shared by the guest jobs that run test programs; source it, do not run it.
 # A job prints one KTAP document (docs/console.md), which the host passes
 # on as printed (scripts/host/parse_console.py), for the kernel's kunit_parser
-# to parse once with the run's other results: each run_prog a subtest.  A
-# failing subtest sets rc=1.
+# to parse once with the run's other results: each run_prog a subtest.  The
+# document is the only status the host reads; the job's exit status (1 if
+# a subtest failed) is for a person who boots it (make boot).
 rc=0 ktap_n=0 counting=""
 
 # ktap_job FUNCTION: FUNCTION's run_prog calls as the job's KTAP document,
@@ -24,7 +25,10 @@ ktap_job() {
 }
 
 # run_prog NAME CMD...: CMD's TAP as subtest NAME, indented; the subtest's
-# head replaces CMD's own version line.
+# head replaces CMD's own version line.  Its result is CMD's exit status
+# read as kselftest's runner reads it: 0 ok, 4 (KSFT_SKIP) skipped, any
+# other not ok.
+# shellcheck disable=SC3040 # pipefail: the guest's sh is busybox ash, which has it
 run_prog() {
 	ktap_n=$((ktap_n + 1))
 	[ -z "$counting" ] || return 0
@@ -32,14 +36,18 @@ run_prog() {
 	shift
 	# One write: a kernel message between these lines would hide the name.
 	printf '    KTAP version 1\n    # Subtest: %s\n' "$name"
-	{ "$@" 2>&1; echo $? >/tmp/run_prog.status; } | sed -e '/^TAP version 13$/d' -e 's/^/    /'
-	status=$(cat /tmp/run_prog.status)
-	if [ "$status" -eq 0 ]; then
-		echo "ok $ktap_n $name"
-	else
-		echo "not ok $ktap_n $name # exit status $status"
-		rc=1
-	fi
+	# pipefail: the pipeline's status is CMD's, not sed's.  CMD (a shell
+	# function, say) runs without it: "dmesg | grep -q" would fail there.
+	set -o pipefail
+	{ set +o pipefail; "$@" 2>&1; } | sed -e '/^TAP version 13$/d' -e 's/^/    /'
+	status=$?
+	set +o pipefail
+	case $status in
+	0) echo "ok $ktap_n $name" ;;
+	4) echo "ok $ktap_n $name # SKIP" ;;
+	*) echo "not ok $ktap_n $name # exit status $status"
+		rc=1 ;;
+	esac
 }
 
 # Each suite's debugfs results are a KTAP document of one subtest, the

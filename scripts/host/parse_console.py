@@ -2,21 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read a saved guest console log for a host test (docs/console.md): the
 guest job's KTAP document, passed on as the guest printed it, nested as one
-subtest, and results on the kernel log beside it.  --totals parses a whole
-run's KTAP document (scripts/host/test.sh's) once, with the kernel's
-tools/testing/kunit/kunit_parser.py, and prints its failing tests and its
-totals.
+subtest whose status is the document's, and results on the kernel log
+beside it.  (A whole run's totals: scripts/host/ktap_totals.py.)
 """
 import argparse
-import contextlib
-import importlib
-import inspect
-import os
 import re
-import sys
 
 INIT_TAG = 'TODO-INIT:'   # the guest init's first line; the document follows
-EXIT_TAG = 'TODO-EXIT:'   # the guest init's last line, with the job's exit status
+EXIT_TAG = 'TODO-EXIT:'   # the guest init's last line: the document ended
 
 # Kernel reports that mean a test run is not clean, whatever the tests said.
 SPLAT_RE = re.compile(r'(BUG: |WARNING: |Kernel panic|KASAN|UBSAN|'
@@ -112,24 +105,18 @@ def classify_reports(lines):
     return skip
 
 
-# The host test's results file (--results, tests/host/lib.sh): a line per
-# result printed so far, its status; a result's number is its line.
-RESULTS = None
+# The number of the last result printed: the host test's results go on
+# from --first (tests/host/lib.sh).
 NUMBER = 0
 
 
 def result(ok, name, diag=(), why=''):
-    """One result of the host test, after its "# " diagnostics: numbered on
-    from the results file, and added to it."""
+    """One result of the host test, after its "# " diagnostics."""
     global NUMBER
     NUMBER += 1
-    status = 'ok' if ok else 'not ok'
     for d in diag:
         print('# ' + d)
-    print('%s %d - %s%s' % (status, NUMBER, name, ' # ' + why if why else ''))
-    if RESULTS:
-        with open(RESULTS, 'a') as f:
-            print(status, file=f)
+    print('%s %d - %s%s' % ('ok' if ok else 'not ok', NUMBER, name, ' # ' + why if why else ''))
 
 
 def read_log(path):
@@ -141,6 +128,9 @@ def read_log(path):
 # are indented four spaces per level (scripts/guest/job-lib.sh), the kernel's
 # messages between them are not.
 TOP_LINE_RE = re.compile(r'(KTAP version \d+|1\.\.\d+|(not )?ok \d+ .*)$')
+# Its results and its plan, at its top level.
+RESULT_RE = re.compile(r'(not )?ok \d+ ')
+PLAN_RE = re.compile(r'1\.\.(\d+)')
 # The lines that open and close subtests, and their indentation.
 NESTING_RE = re.compile(r'( *)(?:(KTAP version \d+)|# Subtest: (.*)|(?:not )?ok \d+ )')
 
@@ -148,17 +138,17 @@ NESTING_RE = re.compile(r'( *)(?:(KTAP version \d+)|# Subtest: (.*)|(?:not )?ok 
 def job_document(lines):
     """The guest job's KTAP document: from the first "KTAP version" line
     after the guest init's first line to its exit line, without the kernel
-    messages printed among its lines; and the job's exit status (None: no
-    exit line, a crash or a timeout)."""
+    messages printed among its lines; and whether the exit line came (if
+    not: a crash or a timeout).  The exit line's number, the job's exit
+    status, is not read: the document says what passed."""
     start = next((n + 1 for n, l in enumerate(lines) if l.startswith(INIT_TAG)), len(lines))
     doc = []
     for line in lines[start:]:
         if line.startswith(EXIT_TAG):
-            m = re.match(re.escape(EXIT_TAG) + r' *(\d+)', line)
-            return doc, int(m.group(1)) if m else None
+            return doc, True
         if (doc or line.startswith('KTAP version')) and (line.startswith('    ') or TOP_LINE_RE.match(line)):
             doc.append(line)
-    return doc, None
+    return doc, False
 
 
 def close_cut_subtests(doc):
@@ -189,10 +179,25 @@ def close_cut_subtests(doc):
     return closing
 
 
+def document_status(doc, ended, cut):
+    """The status of the job's document as a subtest, from the document
+    alone: ok if it ended, all its own results are ok and its plan has
+    them all; else not ok, and why when its results do not say."""
+    if cut:
+        return False, 'cut off: a crash or a timeout'
+    if not ended:
+        return False, 'no "%s" line: a crash or a timeout' % EXIT_TAG
+    own = [l for l in doc if RESULT_RE.match(l)]
+    plan = next((int(m.group(1)) for m in map(PLAN_RE.match, doc) if m), None)
+    if plan is not None and len(own) < plan:
+        return False, '%d of %d results missing' % (plan - len(own), plan)
+    return not any(l.startswith('not ok ') for l in own), ''
+
+
 def guest_document(lines, name, suites):
     """The guest job's KTAP document as subtest NAME, and whether each KUnit
-    suite in SUITES passed in it; the subtest is ok if the job exited 0."""
-    doc, status = job_document(lines)
+    suite in SUITES passed in it."""
+    doc, ended = job_document(lines)
     if not doc:
         return result(False, name, diag=['no KTAP document after "%s"; the log ends:' % INIT_TAG]
                       + lines[-10:])
@@ -200,10 +205,8 @@ def guest_document(lines, name, suites):
     print('    %s\n    # Subtest: %s' % (doc[0], name))
     for line in doc[1:] + cut:
         print('    ' + line)
-    why = ('cut off: a crash or a timeout' if cut else
-           'no "%s" line: a crash or a timeout' % EXIT_TAG if status is None else
-           'exit status %d' % status if status else '')
-    result(not why, name, why=why)
+    ok, why = document_status(doc, ended, cut)
+    result(ok, name, why=why)
     passed = kunit_passed(doc)
     for suite in suites:
         result(suite in passed, 'kunit: suite %s ran and passed' % suite)
@@ -250,134 +253,24 @@ def splats(lines, skip=()):
            diag=found[:20])
 
 
-kp = None   # the kernel's kunit_parser, imported by parse_run()
-
-
-@contextlib.contextmanager
-def stdout_to(stream):
-    """File descriptor 1 is STREAM's meanwhile: 6.12's kunit_parser prints its
-    report to the standard output (kunit_printer.stdout, made at import)."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    os.dup2(stream.fileno(), 1)
-    try:
-        yield
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def parse_run(path, kunit_dir, report):
-    """The KTAP document in PATH, parsed once by kunit_parser.parse_run_tests;
-    its report, as kunit.py prints it, goes to file REPORT.  6.12's takes no
-    printer, later ones do."""
-    global kp
-    sys.path.insert(0, kunit_dir)
-    with open(report, 'w') as out, stdout_to(out):
-        kp = importlib.import_module('kunit_parser')
-        # extract_tap_lines() ends a document at a kernel's last words
-        # (KTAP_END) anywhere in a line; here they can only be quoted from a
-        # log, in a failure's diagnostics: leave those lines out.
-        lines = [l for l in read_log(path) if not kp.KTAP_END.search(l)]
-        if 'printer' in inspect.signature(kp.parse_run_tests).parameters:
-            return kp.parse_run_tests(lines, importlib.import_module('kunit_printer').Printer(out))
-        return kp.parse_run_tests(lines)
-
-
-def full_name(path):
-    return ' > '.join(path) or 'the document'
-
-
-def failures(test, path=()):
-    """The full name of each failing test under TEST, and whether the
-    parser's counts, of tests without subtests, miss it: a test without
-    subtests that failed or crashed; the subtests that a crash or a timeout
-    left out, one name for all of a test's; the innermost test whose own
-    result is not ok with no failing test under it (a program that exited
-    non-zero after its tests passed, and then its job), which the counts
-    miss."""
-    S = kp.TestStatus
-    missing = [s for s in test.subtests
-               if not s.name and not s.subtests and s.status == S.TEST_CRASHED]
-    below = [f for sub in test.subtests if not any(sub is m for m in missing)
-             for f in failures(sub, path + (sub.name,))]
-    yield from below
-    if missing:
-        yield '%s: %d of %d results missing (a crash or a timeout)' % (
-            full_name(path), len(missing), len(test.subtests)), False
-    if path and not test.subtests and test.status in (S.FAILURE, S.TEST_CRASHED):
-        yield full_name(path), False
-    elif (path and test.status == S.FAILURE and not (test.counts.failed or test.counts.crashed)
-          and not any(missed for _, missed in below)):
-        yield full_name(path) + ' (not ok, with no failing test under it)', True
-
-
-def parse_errors(test, path=()):
-    """Where the parser found errors, and how many: a test's counts add up
-    those of its subtests."""
-    own = test.counts.errors - sum(s.counts.errors for s in test.subtests)
-    if own:
-        yield full_name(path), own
-    for sub in test.subtests:
-        yield from parse_errors(sub, path + (sub.name or '?',))
-
-
-def totals(path, kunit_dir):
-    """The failing tests of the KTAP document in PATH, where it has parse
-    errors, and "N passed, N failed, N skipped"; False if anything failed
-    or the document has errors."""
-    report = path + '.report'
-    top = parse_run(path, kunit_dir, report)
-    uncounted = 0
-    for name, missed in failures(top):
-        print('# failed: ' + name)
-        uncounted += missed
-    for where, n in parse_errors(top):
-        print('# KTAP: %d parse error(s) in %s' % (n, where))
-    if top.counts.errors:
-        print("# KTAP: the parser's report says which: " + report)
-    c = top.counts
-    failed = c.failed + c.crashed + uncounted
-    print('%d passed, %d failed, %d skipped' % (c.passed, failed, c.skipped))
-    return not (failed or c.errors)
-
-
-def count_lines(path):
-    try:
-        with open(path) as f:
-            return sum(1 for _ in f)
-    except FileNotFoundError:
-        return 0
-
-
 def main():
-    global RESULTS, NUMBER
+    global NUMBER
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('log')
     ap.add_argument('--name', default='console', help="the subtest that holds the job's document")
-    ap.add_argument('--results', help="the host test's results file: number on from it, add to it")
+    ap.add_argument('--first', type=int, default=1, metavar='N',
+                    help="the number of the first result: the host test's results go on")
     ap.add_argument('--kernel-only', action='store_true', help='no KTAP document: the kernel log')
     ap.add_argument('--kunit-suites', default='', help='KUnit suites that must have passed')
-    ap.add_argument('--kunit-dir', default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), '..', '..', 'build', 'src', 'tools', 'testing', 'kunit'))
     ap.add_argument('--classify-reports', action='store_true',
                     help='fail on KCSAN and lockdep reports in the todo list or freezer '
                          'code; list the others with their location instead of failing')
-    ap.add_argument('--totals', action='store_true',
-                    help="LOG is a whole run's KTAP document: its failures and totals "
-                         "(the parser's report: LOG.report)")
     ap.add_argument('--expected-report', metavar='TEXT',
                     help='a report the test causes on purpose, by a text of its first line: '
                          'it must be there, and is not a splat')
     args = ap.parse_args()
-    if args.totals:
-        if not os.path.exists(os.path.join(args.kunit_dir, 'kunit_parser.py')):
-            sys.exit('parse_console.py: no kunit_parser.py in %s; unpack the kernel '
-                     'tree first: scripts/host/source.sh' % args.kunit_dir)
-        sys.exit(0 if totals(args.log, args.kunit_dir) else 1)
     # The results say what failed: the exit status is 0 once they are out.
-    RESULTS, NUMBER = args.results, count_lines(args.results) if args.results else 0
+    NUMBER = args.first - 1
     lines = read_log(args.log)
     if not args.kernel_only:
         guest_document(lines, args.name, args.kunit_suites.split())

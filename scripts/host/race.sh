@@ -16,8 +16,10 @@
 # all-stop mode suffices (docs/race.md).
 #
 # Usage: scripts/host/race.sh [--race walk|thaw|all] [--timeout S]   (900 s)
-# Exit: the guest's status (a race against today's code that fails, or a
-# re-enactment that does not show its bug, fails it); 124 on timeout.
+# Exit: gdb's status (scripts/host/debug.sh --batch); 124 on timeout.  The
+# guest's verdicts (a race against today's code that fails, or a
+# re-enactment that does not show its bug) are its KTAP document's, on
+# the console log.
 . "$(dirname "$0")/lib/opts.sh"
 help_if_asked "$@"
 

@@ -23,23 +23,24 @@
 help_if_asked "$@"
 
 # Every test's results, each test a subtest of one KTAP document that the
-# kernel's parser counts once (scripts/host/parse_console.py --totals).
+# kernel's parser counts once (scripts/host/ktap_totals.py).
 results=$LOGS/test-results.ktap body=$LOGS/test-results.body
 ntests=0
 
-# record NAME OUT RESULTS: the results in file OUT (their statuses in file
-# RESULTS) as subtest NAME of the document, not ok if one failed.
+# record NAME OUT: the results in file OUT as subtest NAME of the
+# document, not ok if one of them is.
 record() {
 	ntests=$((ntests + 1))
-	ktap_subtest "$ntests" "$1" "$2" "$3" >>"$body"
+	ktap_subtest "$ntests" "$1" "$2" >>"$body"
 }
 
 # record_failure NAME WHAT: subtest NAME of one failed result, WHAT.
 record_failure() {
-	local out=$LOGS/test-current.out res=$LOGS/test-current.results
-	: >"$res"
-	ktap_result "not ok" "$2" "$res" | tee "$out"
-	record "$1" "$out" "$res"
+	local out=$LOGS/test-current.out
+	: >"$out"
+	ktap_append "not ok" "$2" "$out"
+	cat "$out"
+	record "$1" "$out"
 }
 
 # timed NAME CMD...: run CMD, adding "NAME N s" to the timings line.
@@ -150,24 +151,19 @@ background_rows() {
 # A test that dies, or reports nothing, gets a failing result more.
 run_tests() {
 	local t
-	export TAP_RESULTS=$LOGS/test-current.results
 	for t; do
 		tabled "${t#"$TOP"/tests/}" run_test "$t"
 	done
-	rm -f "$TAP_RESULTS"
 }
 
 run_test() {
 	local t=$1 name out=$LOGS/test-current.out
 	stage "test ${t#"$TOP"/}"
 	name=${t#"$TOP"/tests/}
-	: >"$TAP_RESULTS"
-	if ! bash "$t" >"$out" 2>&1; then
-		ktap_result "not ok" "${name%.sh} exited with an error" "$TAP_RESULTS" >>"$out"
-	fi
-	[ -s "$TAP_RESULTS" ] || ktap_result "not ok" "${name%.sh} reported no result" "$TAP_RESULTS" >>"$out"
+	bash "$t" >"$out" 2>&1 || ktap_append "not ok" "${name%.sh} exited with an error" "$out"
+	[ "$(ktap_count <"$out")" -gt 0 ] || ktap_append "not ok" "${name%.sh} reported no result" "$out"
 	cat "$out"
-	record "${name%.sh}" "$out" "$TAP_RESULTS"
+	record "${name%.sh}" "$out"
 }
 
 # make_needs TARGET...: make the targets; a failure is a result.
@@ -187,7 +183,7 @@ finish() {
 	show_timings
 	# No kernel tree, no parser: the source step failed, as recorded.
 	[ -f "$SRC/tools/testing/kunit/kunit_parser.py" ] || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
-	python3 "$TOP/scripts/host/parse_console.py" --totals "$results" || rc=1
+	python3 "$TOP/scripts/host/ktap_totals.py" "$results" || rc=1
 	exit "$rc"
 }
 

@@ -3,13 +3,14 @@
 # reported as host test 40-guest-suite reports it (console_results: the
 # job's document nested as printed, results on the kernel log beside it),
 # recorded as scripts/host/test.sh records a test, and the run's document parsed
-# once (--totals).  A clean log gives only ok results; one test turned into
-# a failure and a KASAN report added give exactly those failures, by their
-# full names, counted, and the host test not ok; a program that exits
-# non-zero with its tests passed is one failure; a program cut out gives a
-# failure for its missing result; a log cut off inside a program (a crash)
-# gives failures for the missing results and keeps the results after it in
-# place.  And --classify-reports fails a KCSAN report in the todo list but
+# once (scripts/host/ktap_totals.py).  A clean log gives only ok results; one
+# test turned into a failure and a KASAN report added give exactly those
+# failures, by their full names, counted, and the host test not ok, its
+# status read from the document alone (the exit line's number is not
+# read); a program that exits non-zero with its tests passed is one
+# failure; a program cut out gives a failure for its missing result; a log
+# cut off inside a program (a crash) gives failures for the missing results
+# and keeps the results after it in place.  And --classify-reports fails a KCSAN report in the todo list but
 # only lists those elsewhere in the kernel, also one inside a mutex that
 # the todo trigger took (the race is the mutex's, not the caller's).
 . "$(dirname "$0")/../host/lib.sh"
@@ -19,15 +20,15 @@ tmp=$(scratch)
 host=host/40-guest-suite
 xz -dc "$data/guest-suite.log.xz" >"$tmp/clean.log"
 
-# as_run CASE: console log CASE.log as 40-guest-suite reports it, in a run's
-# document CASE.ktap of that one test; CASE.totals: what --totals prints.
+# as_run CASE: console log CASE.log as 40-guest-suite reports it (its
+# results numbered from 1, in a shell of their own), in a run's document
+# CASE.ktap of that one test; CASE.totals: what ktap_totals.py prints.
 as_run() {
 	local c=$tmp/$1
-	: >"$c.results"
-	TAP_RESULTS=$c.results console_results "guest suite" "$c.log" \
+	as_own_test console_results "guest suite" "$c.log" \
 		--kunit-suites "task_todo todo_freezer maccess" >"$c.out"
-	{ printf 'KTAP version 1\n1..1\n'; ktap_subtest 1 "$host" "$c.out" "$c.results"; } >"$c.ktap"
-	python3 "$TOP/scripts/host/parse_console.py" --totals "$c.ktap" >"$c.totals" || true
+	{ printf 'KTAP version 1\n1..1\n'; ktap_subtest 1 "$host" "$c.out"; } >"$c.ktap"
+	python3 "$TOP/scripts/host/ktap_totals.py" "$c.ktap" >"$c.totals" || true
 }
 
 # failed_are CASE LINE...: CASE's totals name exactly these failed tests.
@@ -56,8 +57,9 @@ else
 	fail "$name" "$tmp/clean.totals"
 fi
 
-# The program and the job exit 1, as the guest prints it (sed expressions).
-exit1=(-e "s/^ok \\([0-9]*\\) $prog\$/not ok \\1 $prog # exit status 1/" -e 's/^TODO-EXIT: 0$/TODO-EXIT: 1/')
+# The program exits 1, as the guest prints it (a sed expression); the
+# job's exit line stays "TODO-EXIT: 0": the document alone says what failed.
+exit1=(-e "s/^ok \\([0-9]*\\) $prog\$/not ok \\1 $prog # exit status 1/")
 
 # The test fails, and a KASAN report in the kernel log.
 sed -e "${line}s/^    ok /    not ok /" "${exit1[@]}" \
@@ -69,7 +71,7 @@ if failed_are broken "$host > guest suite > $prog > $leaf" \
 	"$host > kernel: no warnings, lockdep, KASAN or hung-task reports" &&
 	grep -qx "$((passed - 2)) passed, 2 failed, [0-9]* skipped" "$tmp/broken.totals"; then
 	expect "$name" "$tmp/broken.ktap" '^    # BUG: KASAN: slab-use-after-free in task_todo_run' \
-		'^    not ok [0-9]+ - guest suite # exit status 1$' "^not ok 1 $host\$"
+		'^    not ok [0-9]+ - guest suite$' "^not ok 1 $host\$"
 else
 	cat "$tmp/broken.totals" >>"$tmp/broken.diff"
 	fail "$name" "$tmp/broken.diff"
@@ -81,10 +83,21 @@ as_run exited
 name="check: parse_console: a program that exits non-zero with its tests passed is one failure, counted"
 if failed_are exited "$host > guest suite > $prog (not ok, with no failing test under it)" &&
 	grep -qx "$passed passed, 1 failed, [0-9]* skipped" "$tmp/exited.totals"; then
-	expect "$name" "$tmp/exited.ktap" "^not ok 1 $host\$"
+	expect "$name" "$tmp/exited.ktap" '^    not ok [0-9]+ - guest suite$' "^not ok 1 $host\$"
 else
 	cat "$tmp/exited.totals" >>"$tmp/exited.diff"
 	fail "$name" "$tmp/exited.diff"
+fi
+
+# The job's exit line says 1 over a clean document: its status is the
+# document's, one status per result.
+sed 's/^TODO-EXIT: 0$/TODO-EXIT: 1/' "$tmp/clean.log" >"$tmp/exit1.log"
+as_run exit1
+name="check: parse_console: the job's exit status is no result: a clean document that exits 1 passes"
+if grep -qx "$passed passed, 0 failed, [0-9]* skipped" "$tmp/exit1.totals"; then
+	expect "$name" "$tmp/exit1.ktap" '^    ok [0-9]+ - guest suite$' "^ok 1 $host\$"
+else
+	fail "$name" "$tmp/exit1.totals"
 fi
 
 # A program that never reported: its subtest cut out, from the KTAP version
@@ -96,7 +109,8 @@ name="check: parse_console: a program cut out is a failure for its missing resul
 if failed_are missing "$host > guest suite: 1 of $plan results missing (a crash or a timeout)" &&
 	grep -qx '[0-9]* passed, 1 failed, [0-9]* skipped' "$tmp/missing.totals" &&
 	! grep -q "$prog" "$tmp/missing.totals"; then
-	pass "$name"
+	expect "$name" "$tmp/missing.ktap" "^    not ok [0-9]+ - guest suite # 1 of $plan results missing\$" \
+		"^not ok 1 $host\$"
 else
 	fail "$name" "$tmp/missing.totals"
 fi
@@ -117,8 +131,7 @@ else
 	fail "$name" "$tmp/cut.diff"
 fi
 
-: >"$tmp/kcsan.results"
-TAP_RESULTS=$tmp/kcsan.results console_results kcsan "$data/kcsan-reports.log" --kernel-only --classify-reports >"$tmp/kcsan"
+as_own_test console_results kcsan "$data/kcsan-reports.log" --kernel-only --classify-reports >"$tmp/kcsan"
 name="check: parse_console --classify-reports: a KCSAN report in the todo list fails, those elsewhere are listed"
 expect "$name" "$tmp/kcsan" \
 	'^not ok [0-9]+ - kernel: no KCSAN or lockdep report in the todo list or freezer code$' \
@@ -132,11 +145,10 @@ expect "$name" "$tmp/kcsan" \
 # splat; unnamed, it is one; named in a log without it, it is missing.
 uaf="BUG: todo race lab: use-after-free in the 2005 walk"
 for c in named unnamed absent; do
-	: >"$tmp/uaf-$c.results"
 	log=$data/race-uaf-report.log opts=(--expected-report "$uaf")
 	[ "$c" != absent ] || log=$data/kcsan-reports.log
 	[ "$c" != unnamed ] || opts=()
-	TAP_RESULTS=$tmp/uaf-$c.results console_results uaf "$log" --kernel-only "${opts[@]}" >"$tmp/uaf-$c"
+	as_own_test console_results uaf "$log" --kernel-only "${opts[@]}" >"$tmp/uaf-$c"
 	cat "$tmp/uaf-$c" >>"$tmp/uaf"
 done
 name="check: parse_console --expected-report: a report caused on purpose must be there, and only it is no splat"

@@ -24,6 +24,8 @@
  *
  * Usage: race_lab walk 2005|today
  *        race_lab thaw sb|fixed
+ * Results: kselftest TAP (kselftest.h); one skip without two CPUs or the
+ * race's knob.
  *
  * job: race
  */
@@ -33,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
+#include "kselftest.h"
 #include "cpus.h"
 #include "freeze.h"
 
@@ -41,20 +44,6 @@
 #define KNOB_THAW_HELD	KNOB_DIR "/thaw_race_held"
 /* How long a thawed spinner may take to count again, a liveness bound. */
 #define RUNS_AGAIN_MS	3000
-
-static int tap_nr, tap_failed;
-
-static void tap(int ok, const char *name)
-{
-	tap_failed += !ok;
-	printf("%sok %d %s\n", ok ? "" : "not ", ++tap_nr, name);
-}
-
-static void skip_all(int n, const char *name, const char *why)
-{
-	while (n--)
-		printf("ok %d %s # SKIP %s\n", ++tap_nr, name, why);
-}
 
 /* The value of @key in a line of "key=value" pairs, or -1. */
 static long field(const char *line, const char *key)
@@ -88,8 +77,8 @@ static pid_t pinned_io(int cpu, const char *comm, const char *path, const char *
 	if (!ret)
 		ret = text ? write_str(path, text) : read_str(path, out, size);
 	if (ret < 0)
-		printf("# %s: %s %s: %s\n", comm, text ? "write to" : "read of", path,
-		       strerror(-ret));
+		ksft_print_msg("%s: %s %s: %s\n", comm, text ? "write to" : "read of", path,
+			       strerror(-ret));
 	_exit(ret < 0 ? 1 : 0);
 }
 
@@ -101,16 +90,14 @@ static int exited_ok(pid_t pid, int ms)
 
 static void walk(const char *how, const int *cpu)
 {
-	char name[96], path[64], *line;
+	char path[64], *line;
 	pid_t walker, canceller;
 	int ok_w, ok_c, is_2005 = !strcmp(how, "2005");
 	char *log;
 
 	line = mmap(NULL, 256, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (line == MAP_FAILED) {
-		tap(0, "walk.setup");
-		return;
-	}
+	if (line == MAP_FAILED)
+		ksft_exit_fail_perror("walk: mmap");
 	line[0] = 0;
 	dmesg_clear();
 	/* The canceller first: it waits for the walker's hold. */
@@ -119,26 +106,27 @@ static void walk(const char *how, const int *cpu)
 	walker = pinned_io(cpu[0], "race_walker", path, NULL, line, 256);
 	ok_w = exited_ok(walker, 30000);
 	ok_c = exited_ok(canceller, 30000);
-	snprintf(name, sizeof(name), "walk.%s.walker_and_canceller_finish", how);
-	tap(ok_w && ok_c, name);
-	printf("# %s", line[0] ? line : "(no outcome)\n");
+	ksft_test_result(ok_w && ok_c, "walk.%s.walker_and_canceller_finish\n", how);
+	ksft_print_msg("%s", line[0] ? line : "(no outcome)\n");
 
-	snprintf(name, sizeof(name), "walk.%s.walker_held_after_reading_a_next", how);
-	tap(field(line, "held") == 1, name);
+	ksft_test_result(field(line, "held") == 1,
+			 "walk.%s.walker_held_after_reading_a_next\n", how);
 	if (is_2005) {
-		tap(field(line, "cancelled") == 1 && field(line, "freed_before_use") == 1,
-		    "walk.2005.cancel_removed_b_from_the_live_list_and_freed_it");
+		ksft_test_result(field(line, "cancelled") == 1 &&
+				 field(line, "freed_before_use") == 1,
+				 "walk.2005.cancel_removed_b_from_the_live_list_and_freed_it\n");
 		log = dmesg_read();
-		tap(field(line, "use_after_free") == 1 && field(line, "b_ran") == 0 && log &&
-		    strstr(log, "BUG: todo race lab: use-after-free in the 2005 walk"),
-		    "walk.2005.the_walk_then_read_freed_b");
+		ksft_test_result(field(line, "use_after_free") == 1 && field(line, "b_ran") == 0 &&
+				 log && strstr(log, "BUG: todo race lab: use-after-free in the 2005 walk"),
+				 "walk.2005.the_walk_then_read_freed_b\n");
 		log_kernel_lines(log, "todo race lab", 4);
 		free(log);
 	} else {
-		tap(field(line, "cancelled") == 0, "walk.today.cancel_found_b_detached_with_the_list");
-		tap(field(line, "a_ran") == 1 && field(line, "b_ran") == 1 &&
-		    field(line, "use_after_free") == 0,
-		    "walk.today.b_ran_once_and_was_freed_after_it");
+		ksft_test_result(field(line, "cancelled") == 0,
+				 "walk.today.cancel_found_b_detached_with_the_list\n");
+		ksft_test_result(field(line, "a_ran") == 1 && field(line, "b_ran") == 1 &&
+				 field(line, "use_after_free") == 0,
+				 "walk.today.b_ran_once_and_was_freed_after_it\n");
 	}
 	munmap(line, 256);
 }
@@ -157,16 +145,16 @@ static void thaw(const char *how, const int *cpu)
 {
 	volatile unsigned long *count;
 	int sb = !strcmp(how, "sb"), ran, ret;
-	char name[96], held0[16] = "0", held1[16] = "0";
+	char held0[16] = "0", held1[16] = "0";
 	unsigned long before;
 	pid_t spinner;
 
 	count = mmap(NULL, sizeof(*count), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (count == MAP_FAILED || pin_cpu(cpu[1])) {
-		tap(0, "thaw.setup");
-		return;
-	}
+	if (count == MAP_FAILED)
+		ksft_exit_fail_perror("thaw: mmap");
+	if (pin_cpu(cpu[1]))
+		ksft_exit_fail_msg("thaw: cannot pin to CPU %d\n", cpu[1]);
 	*count = 0;
 	fflush(stdout);
 	spinner = fork();
@@ -179,8 +167,7 @@ static void thaw(const char *how, const int *cpu)
 		for (;;)
 			(*count)++;
 	}
-	snprintf(name, sizeof(name), "thaw.%s.spinner_runs", how);
-	tap(runs_again(count, 0), name);
+	ksft_test_result(runs_again(count, 0), "thaw.%s.spinner_runs\n", how);
 
 	read_str(KNOB_THAW_HELD, held0, sizeof(held0));
 	ret = write_str(KNOB_REENACT, sb ? "SB" : "none");
@@ -189,22 +176,23 @@ static void thaw(const char *how, const int *cpu)
 	if (!ret)
 		ret = freeze_thaw();
 	if (ret)
-		printf("# freeze with the spinner held: %s\n", strerror(-ret));
+		ksft_print_msg("freeze with the spinner held: %s\n", strerror(-ret));
 	before = *count;
 	ran = runs_again(count, before);
 	read_str(KNOB_THAW_HELD, held1, sizeof(held1));
-	printf("# after the thaw: spinner pid %d %s, state %c; held in its recheck %ld time(s)\n",
-	       spinner, ran ? "runs" : "does not run", proc_state(spinner),
-	       atol(held1) - atol(held0));
-	snprintf(name, sizeof(name), "thaw.%s.spinner_held_in_its_recheck_across_the_thaw", how);
-	tap(!ret && atol(held1) - atol(held0) == 1, name);
+	ksft_print_msg("after the thaw: spinner pid %d %s, state %c; held in its recheck %ld time(s)\n",
+		       spinner, ran ? "runs" : "does not run", proc_state(spinner),
+		       atol(held1) - atol(held0));
+	ksft_test_result(!ret && atol(held1) - atol(held0) == 1,
+			 "thaw.%s.spinner_held_in_its_recheck_across_the_thaw\n", how);
 	write_str(KNOB_REENACT, "none");
 	if (sb) {
-		tap(!ret && !ran, "thaw.sb.reverted_recheck_leaves_the_spinner_frozen");
+		ksft_test_result(!ret && !ran,
+				 "thaw.sb.reverted_recheck_leaves_the_spinner_frozen\n");
 		ret = freeze_thaw();
-		tap(!ret && runs_again(count, *count), "thaw.sb.next_thaw_frees_it");
+		ksft_test_result(!ret && runs_again(count, *count), "thaw.sb.next_thaw_frees_it\n");
 	} else {
-		tap(!ret && ran, "thaw.fixed.spinner_runs_after_the_thaw");
+		ksft_test_result(!ret && ran, "thaw.fixed.spinner_runs_after_the_thaw\n");
 	}
 	kill(spinner, SIGKILL);
 	waitpid(spinner, NULL, 0);
@@ -214,38 +202,36 @@ static void thaw(const char *how, const int *cpu)
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "", *how = argc > 2 ? argv[2] : "";
-	int is_walk = !strcmp(what, "walk"), ncpu, cpu[64], ret, n;
-	char why[160] = "";
+	int is_walk = !strcmp(what, "walk"), cpu[64], ret;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc != 3 || !((is_walk && (!strcmp(how, "2005") || !strcmp(how, "today"))) ||
 			   (!strcmp(what, "thaw") && (!strcmp(how, "sb") || !strcmp(how, "fixed"))))) {
 		fprintf(stderr, "usage: %s walk 2005|today\n       %s thaw sb|fixed\n",
 			argv[0], argv[0]);
 		return 2;
 	}
-	n = is_walk ? 4 : (!strcmp(how, "sb") ? 4 : 3);
-	printf("TAP version 13\n1..%d\n", n);
-	ncpu = online_cpus(cpu, 64);
-	if (ncpu < 2)
-		snprintf(why, sizeof(why), "one CPU: a race needs two");
-	else if (is_walk && access(RACE_DIR "/cancel", W_OK))
-		snprintf(why, sizeof(why), "no %s (CONFIG_TASK_TODO_TEST_TRIGGER)", RACE_DIR);
-	else if (!is_walk && access(KNOB_THAW_PID, W_OK))
-		snprintf(why, sizeof(why), "no %s (CONFIG_TODO_FREEZER_TEST)", KNOB_THAW_PID);
-	else if (!is_walk && (ret = select_freezer("todo")))
-		snprintf(why, sizeof(why), "cannot select the todo freezer: %s", strerror(-ret));
-	else if (!is_walk && (ret = setup_pm_test(0)))
-		snprintf(why, sizeof(why), "pm_test=freezer, pm_test_delay=0: %s", strerror(-ret));
-	if (why[0]) {
-		skip_all(n, what, why);
-		return 0;
+	ksft_print_header();
+	/* Without what the race needs the whole program is one skip. */
+	if (online_cpus(cpu, 64) < 2)
+		ksft_exit_skip("one CPU: a race needs two\n");
+	if (is_walk && access(RACE_DIR "/cancel", W_OK))
+		ksft_exit_skip("no %s (CONFIG_TASK_TODO_TEST_TRIGGER)\n", RACE_DIR);
+	if (!is_walk) {
+		if (access(KNOB_THAW_PID, W_OK))
+			ksft_exit_skip("no %s (CONFIG_TODO_FREEZER_TEST)\n", KNOB_THAW_PID);
+		ret = select_freezer("todo");
+		if (ret)
+			ksft_exit_skip("cannot select the todo freezer: %s\n", strerror(-ret));
+		ret = setup_pm_test(0);
+		if (ret)
+			ksft_exit_skip("pm_test=freezer, pm_test_delay=0: %s\n", strerror(-ret));
 	}
-	printf("# %s %s: first CPU %d, second CPU %d\n", what, how, cpu[0], cpu[1]);
+	ksft_set_plan(is_walk || !strcmp(how, "sb") ? 4 : 3);
+	ksft_print_msg("%s %s: first CPU %d, second CPU %d\n", what, how, cpu[0], cpu[1]);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (is_walk)
 		walk(how, cpu);
 	else
 		thaw(how, cpu);
-	return tap_failed ? 1 : 0;
+	ksft_finished();
 }

@@ -19,11 +19,11 @@
  *
  * Usage: smp_hammer [CYCLES [FREEZER]]   (default 200, todo)
  *
- * Results (TAP): the tasks started; every freeze succeeded; every task
+ * Results (kselftest TAP, kselftest.h): the tasks started; every freeze succeeded; every task
  * made progress after the last thaw; every migrator ran on every CPU;
  * every queuer queued items from its CPU without an unexpected error; no
  * todo item is left on any hammer task once the queuers stopped; all
- * tasks were reaped.  Needs 2 CPUs or more (else everything SKIPs).
+ * tasks were reaped.  Needs 2 CPUs or more (else the program is one skip).
  *
  * job: smp
  */
@@ -40,6 +40,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kselftest.h"
 #include "cpus.h"
 #include "freeze.h"
 
@@ -72,16 +73,6 @@ struct shared {
 
 static struct shared *sh;
 static int ncpu, cpu_of[MAX_CPUS];	/* index -> CPU number */
-static int tap_nr, tap_failed;
-
-static void tap(int ok, const char *name, const char *skip)
-{
-	tap_failed += !ok;
-	printf("%sok %d %s", ok ? "" : "not ", ++tap_nr, name);
-	if (skip)
-		printf(" # SKIP %s", skip);
-	printf("\n");
-}
 
 static int pin(int idx)
 {
@@ -163,9 +154,9 @@ static int wait_progress(const unsigned long *before)
 	} while (now_ns() - t0 < PROGRESS_TIMEOUT_MS * 1000000LL);
 	for (i = 0; i < sh->nr; i++)
 		if (sh->t[i].count == before[i])
-			printf("# %s-%d (pid %d) made no progress after the last thaw (state %c)\n",
-			       role_name[sh->t[i].role], sh->t[i].cpu, sh->t[i].pid,
-			       proc_state(sh->t[i].pid));
+			ksft_print_msg("%s-%d (pid %d) made no progress after the last thaw (state %c)\n",
+				       role_name[sh->t[i].role], sh->t[i].cpu, sh->t[i].pid,
+				       proc_state(sh->t[i].pid));
 	return behind;
 }
 
@@ -184,8 +175,9 @@ static int pending_items(int report)
 		while (fgets(line, sizeof(line), f)) {
 			n++;
 			if (report)
-				printf("# %s-%d (pid %d) still has: %s", role_name[sh->t[i].role],
-				       sh->t[i].cpu, sh->t[i].pid, line);
+				ksft_print_msg("%s-%d (pid %d) still has: %s",
+					       role_name[sh->t[i].role], sh->t[i].cpu, sh->t[i].pid,
+					       line);
 		}
 		fclose(f);
 	}
@@ -200,36 +192,32 @@ int main(int argc, char **argv)
 	unsigned long before[MAX_CPUS * NR_ROLES];
 	unsigned long long all;
 	long long t0, slowest = 0;
-	char why[160];
 	pid_t pid;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%d\n", NR_TESTS);
 	if (cycles < 1 || argc > 3) {
 		fprintf(stderr, "usage: %s [CYCLES [todo|classic]]\n", argv[0]);
 		return 2;
 	}
+	ksft_print_header();
+	/* Without what the hammer needs the whole program is one skip. */
 	ncpu = online_cpus(cpu_of, MAX_CPUS);
-	why[0] = 0;
 	if (ncpu < 2)
-		snprintf(why, sizeof(why), "one CPU: nothing to race with");
-	else if (access(QUEUE_FILE, W_OK))
-		snprintf(why, sizeof(why), "no %s (CONFIG_TASK_TODO_TEST_TRIGGER)", QUEUE_FILE);
-	else if ((ret = select_freezer(freezer)))
-		snprintf(why, sizeof(why), "cannot select the %s freezer: %s", freezer, strerror(-ret));
-	else if ((ret = setup_pm_test(0)))
-		snprintf(why, sizeof(why), "pm_test=freezer, pm_test_delay=0: %s", strerror(-ret));
-	if (why[0]) {
-		for (i = 0; i < NR_TESTS; i++)
-			tap(1, "smp_hammer", why);
-		return 0;
-	}
-	printf("# %d freeze/thaw cycles, %s freezer, %d CPUs, %d tasks per CPU\n",
-	       cycles, freezer, ncpu, NR_ROLES);
+		ksft_exit_skip("one CPU: nothing to race with\n");
+	if (access(QUEUE_FILE, W_OK))
+		ksft_exit_skip("no %s (CONFIG_TASK_TODO_TEST_TRIGGER)\n", QUEUE_FILE);
+	ret = select_freezer(freezer);
+	if (ret)
+		ksft_exit_skip("cannot select the %s freezer: %s\n", freezer, strerror(-ret));
+	ret = setup_pm_test(0);
+	if (ret)
+		ksft_exit_skip("pm_test=freezer, pm_test_delay=0: %s\n", strerror(-ret));
+	ksft_set_plan(NR_TESTS);
+	ksft_print_msg("%d freeze/thaw cycles, %s freezer, %d CPUs, %d tasks per CPU\n",
+		       cycles, freezer, ncpu, NR_ROLES);
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
-		return 1;
+		ksft_exit_fail_perror("mmap");
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	for (r = 0; r < NR_ROLES; r++) {
 		for (i = 0; i < ncpu; i++) {
@@ -257,7 +245,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < sh->nr; i++)
 		before[i] = 0;
 	ok = ok && !wait_progress(before);
-	tap(ok, "smp_hammer.tasks_started_on_every_cpu", NULL);
+	ksft_test_result(ok, "smp_hammer.tasks_started_on_every_cpu\n");
 
 	for (i = 0; i < cycles; i++) {
 		long long t1;
@@ -277,24 +265,25 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (failed)
-		printf("# %d cycle(s) failed, the first (cycle %d) with %s\n", failed, first_fail,
-		       strerror(first_errno));
-	printf("# slowest cycle %lld ms\n", slowest / 1000000);
-	tap(!failed, "smp_hammer.every_freeze_succeeded", NULL);
+		ksft_print_msg("%d cycle(s) failed, the first (cycle %d) with %s\n", failed,
+			       first_fail, strerror(first_errno));
+	ksft_print_msg("slowest cycle %lld ms\n", slowest / 1000000);
+	ksft_test_result(!failed, "smp_hammer.every_freeze_succeeded\n");
 
 	for (i = 0; i < sh->nr; i++)
 		before[i] = sh->t[i].count;
-	tap(!wait_progress(before), "smp_hammer.every_task_progressed_after_thaw", NULL);
+	ksft_test_result(!wait_progress(before), "smp_hammer.every_task_progressed_after_thaw\n");
 
 	all = ncpu >= 64 ? ~0ULL : (1ULL << ncpu) - 1;
 	ok = 1;
 	for (i = 0; i < sh->nr; i++) {
 		if (sh->t[i].role != R_HOP || sh->t[i].seen == all)
 			continue;
-		printf("# hop-%d ran on CPU set %#llx of %#llx\n", sh->t[i].cpu, sh->t[i].seen, all);
+		ksft_print_msg("hop-%d ran on CPU set %#llx of %#llx\n", sh->t[i].cpu,
+			       sh->t[i].seen, all);
 		ok = 0;
 	}
-	tap(ok, "smp_hammer.every_migrator_ran_on_every_cpu", NULL);
+	ksft_test_result(ok, "smp_hammer.every_migrator_ran_on_every_cpu\n");
 
 	ok = 1;
 	for (i = 0; i < sh->nr; i++) {
@@ -302,14 +291,14 @@ int main(int argc, char **argv)
 
 		if (t->role != R_QUEUE)
 			continue;
-		printf("# queue-%d queued %lu items\n", t->cpu, t->queued);
+		ksft_print_msg("queue-%d queued %lu items\n", t->cpu, t->queued);
 		if (!t->queued || t->queue_err) {
-			printf("# queue-%d: %lu unexpected errors, the first %s\n", t->cpu,
-			       t->queue_err, strerror(t->first_err));
+			ksft_print_msg("queue-%d: %lu unexpected errors, the first %s\n", t->cpu,
+				       t->queue_err, strerror(t->first_err));
 			ok = 0;
 		}
 	}
-	tap(ok, "smp_hammer.items_queued_from_every_cpu", NULL);
+	ksft_test_result(ok, "smp_hammer.items_queued_from_every_cpu\n");
 
 	/* Queuers stop first; what they queued runs at the targets' next return. */
 	for (i = 0; i < sh->nr; i++)
@@ -320,7 +309,7 @@ int main(int argc, char **argv)
 		usleep(10000);
 	if (n)
 		pending_items(1);
-	tap(!n, "smp_hammer.no_item_left_behind", NULL);
+	ksft_test_result(!n, "smp_hammer.no_item_left_behind\n");
 
 	sh->stop = 1;
 	reaped = 0;
@@ -337,8 +326,8 @@ int main(int argc, char **argv)
 	if (reaped < sh->nr) {
 		for (i = 0; i < sh->nr; i++)
 			kill(sh->t[i].pid, SIGKILL);
-		printf("# %d of %d tasks reaped\n", reaped, sh->nr);
+		ksft_print_msg("%d of %d tasks reaped\n", reaped, sh->nr);
 	}
-	tap(reaped == sh->nr, "smp_hammer.all_tasks_reaped", NULL);
-	return tap_failed ? 1 : 0;
+	ksft_test_result(reaped == sh->nr, "smp_hammer.all_tasks_reaped\n");
+	ksft_finished();
 }

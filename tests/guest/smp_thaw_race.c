@@ -25,6 +25,8 @@
  *   fixed     CYCLES cycles with the window and without SB: no thaw
  *             may leave a spinner frozen.
  * FREEZER todo (default) or classic; WINDOW_US default 20000.
+ * Results: kselftest TAP (kselftest.h), the spinners and the knob set up,
+ * then the mode's two; one skip without two CPUs or the knob.
  *
  * job: smp
  */
@@ -34,12 +36,12 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
+#include "kselftest.h"
 #include "cpus.h"
 #include "freeze.h"
 
 #define KNOB_THAW_RACE	KNOB_DIR "/thaw_race_us"
 #define MAX_CPUS	64
-#define NR_TESTS	4
 /* How long a thawed spinner may take to count again, a liveness bound. */
 #define PROGRESS_TIMEOUT_MS	5000
 
@@ -50,16 +52,15 @@ struct spinner {
 };
 
 static struct spinner *sp;
-static int nsp, tap_nr, tap_failed;
+static int nsp;
 
-static void tap(int ok, const char *name, const char *skip)
-{
-	tap_failed += !ok;
-	printf("%sok %d thaw_race.%s", ok ? "" : "not ", ++tap_nr, name);
-	if (skip)
-		printf(" # SKIP %s", skip);
-	printf("\n");
-}
+/* The tests of each mode, after the two of the setup. */
+static const char *const reverted_tests[] = {
+	"thaw_race.reverted_recheck_leaves_a_task_frozen", "thaw_race.next_thaw_frees_it",
+};
+static const char *const fixed_tests[] = {
+	"thaw_race.every_freeze_succeeded", "thaw_race.no_task_left_frozen_by_any_thaw",
+};
 
 /*
  * Wait until every spinner counted past @before; the number that did not
@@ -80,8 +81,8 @@ static int left_behind(const unsigned long *before, int report)
 	}
 	for (i = 0; report && i < nsp; i++)
 		if (sp[i].count == before[i])
-			printf("# spinner on CPU %d (pid %d) did not run after the thaw, state %c\n",
-			       sp[i].cpu, sp[i].pid, proc_state(sp[i].pid));
+			ksft_print_msg("spinner on CPU %d (pid %d) did not run after the thaw, state %c\n",
+				       sp[i].cpu, sp[i].pid, proc_state(sp[i].pid));
 	return behind;
 }
 
@@ -92,7 +93,7 @@ static int cycle(int report)
 	int i, ret = freeze_thaw();
 
 	if (ret) {
-		printf("# freeze failed: %s\n", strerror(-ret));
+		ksft_print_msg("freeze failed: %s\n", strerror(-ret));
 		return -1;
 	}
 	for (i = 0; i < nsp; i++)
@@ -149,8 +150,8 @@ static void reverted(int cycles)
 	int i, n = 0, failed = 0;
 
 	if (write_str(KNOB_REENACT, "SB")) {
-		tap(0, "reverted_recheck_leaves_a_task_frozen", NULL);
-		tap(0, "next_thaw_frees_it", NULL);
+		ksft_test_result_fail("%s\n", reverted_tests[0]);
+		ksft_test_result_code(KSFT_SKIP, reverted_tests[1], "no SB re-enactment");
 		return;
 	}
 	for (i = 0; i < cycles && !n; i++) {
@@ -160,13 +161,14 @@ static void reverted(int cycles)
 	}
 	write_str(KNOB_REENACT, "none");
 	if (n > 0)
-		printf("# cycle %d of %d: %d spinner(s) left frozen by the thaw\n", i, cycles, n);
+		ksft_print_msg("cycle %d of %d: %d spinner(s) left frozen by the thaw\n", i, cycles,
+			       n);
 	else
-		printf("# no spinner left frozen in %d cycles (%d failed)\n", i, failed);
-	tap(n > 0, "reverted_recheck_leaves_a_task_frozen", NULL);
+		ksft_print_msg("no spinner left frozen in %d cycles (%d failed)\n", i, failed);
+	ksft_test_result(n > 0, "%s\n", reverted_tests[0]);
 
 	write_int(KNOB_THAW_RACE, 0);
-	tap(n > 0 && cycle(1) == 0, "next_thaw_frees_it", NULL);
+	ksft_test_result(n > 0 && cycle(1) == 0, "%s\n", reverted_tests[1]);
 }
 
 static void fixed(int cycles)
@@ -178,13 +180,14 @@ static void fixed(int cycles)
 		if (n < 0)
 			failed++;
 		else if (n > 0 && !stuck++)
-			printf("# cycle %d: %d spinner(s) left frozen by the thaw\n", i + 1, n);
+			ksft_print_msg("cycle %d: %d spinner(s) left frozen by the thaw\n", i + 1,
+				       n);
 		if (failed >= 5 || stuck)
 			break;
 	}
-	printf("# %d cycles, %d failed, %d left a spinner frozen\n", i, failed, stuck);
-	tap(!failed, "every_freeze_succeeded", NULL);
-	tap(!stuck, "no_task_left_frozen_by_any_thaw", NULL);
+	ksft_print_msg("%d cycles, %d failed, %d left a spinner frozen\n", i, failed, stuck);
+	ksft_test_result(!failed, "%s\n", fixed_tests[0]);
+	ksft_test_result(!stuck, "%s\n", fixed_tests[1]);
 	write_int(KNOB_THAW_RACE, 0);
 	/* A spinner left frozen is freed by the next thaw: end with all running. */
 	if (stuck)
@@ -197,50 +200,50 @@ int main(int argc, char **argv)
 	int cycles = argc > 2 ? atoi(argv[2]) : 0;
 	const char *freezer = argc > 3 ? argv[3] : "todo";
 	long window = argc > 4 ? atol(argv[4]) : 20000;
-	int i, ret, ncpu, cpu_of[MAX_CPUS];
-	char why[160];
+	int reverted_mode = !strcmp(mode, "reverted");
+	const char *const *tests = reverted_mode ? reverted_tests : fixed_tests;
+	int ret, ncpu, cpu_of[MAX_CPUS];
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%d\n", NR_TESTS);
-	if ((strcmp(mode, "reverted") && strcmp(mode, "fixed")) || cycles < 1 || argc > 5) {
+	if ((!reverted_mode && strcmp(mode, "fixed")) || cycles < 1 || argc > 5) {
 		fprintf(stderr, "usage: %s reverted|fixed CYCLES [todo|classic [WINDOW_US]]\n",
 			argv[0]);
 		return 2;
 	}
+	ksft_print_header();
+	/* Without what the race needs the whole program is one skip. */
 	ncpu = online_cpus(cpu_of, MAX_CPUS);
-	why[0] = 0;
 	if (ncpu < 2)
-		snprintf(why, sizeof(why), "one CPU: the thaw and a frozen task never run at once");
-	else if (access(KNOB_THAW_RACE, W_OK))
-		snprintf(why, sizeof(why), "no %s (CONFIG_TODO_FREEZER_TEST)", KNOB_THAW_RACE);
-	else if ((ret = select_freezer(freezer)))
-		snprintf(why, sizeof(why), "cannot select the %s freezer: %s", freezer,
-			 strerror(-ret));
-	else if ((ret = setup_pm_test(0)))
-		snprintf(why, sizeof(why), "pm_test=freezer, pm_test_delay=0: %s", strerror(-ret));
-	if (why[0]) {
-		for (i = 0; i < NR_TESTS; i++)
-			tap(1, mode, why);
-		return 0;
-	}
-	printf("# %s: up to %d cycles, %s freezer, %d CPUs, window %ld us\n", mode, cycles,
-	       freezer, ncpu, window);
+		ksft_exit_skip("one CPU: the thaw and a frozen task never run at once\n");
+	if (access(KNOB_THAW_RACE, W_OK))
+		ksft_exit_skip("no %s (CONFIG_TODO_FREEZER_TEST)\n", KNOB_THAW_RACE);
+	ret = select_freezer(freezer);
+	if (ret)
+		ksft_exit_skip("cannot select the %s freezer: %s\n", freezer, strerror(-ret));
+	ret = setup_pm_test(0);
+	if (ret)
+		ksft_exit_skip("pm_test=freezer, pm_test_delay=0: %s\n", strerror(-ret));
+	ksft_set_plan(4);
+	ksft_print_msg("%s: up to %d cycles, %s freezer, %d CPUs, window %ld us\n", mode, cycles,
+		       freezer, ncpu, window);
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	ret = pin_cpu(cpu_of[0]) ? -1 : start_spinners(ncpu, cpu_of);
-	tap(!ret, "spinners_run_on_every_other_cpu", NULL);
-	if (ret || write_int(KNOB_THAW_RACE, window)) {
-		tap(0, "knob_set", NULL);
-		tap(0, mode, NULL);
-		tap(0, mode, NULL);
+	ksft_test_result(!ret, "thaw_race.spinners_run_on_every_other_cpu\n");
+	if (ret) {
+		ksft_test_result_code(KSFT_SKIP, "thaw_race.knob_set", "no spinners");
 	} else {
-		tap(1, "knob_set", NULL);
-		if (!strcmp(mode, "reverted"))
-			reverted(cycles);
-		else
-			fixed(cycles);
+		ret = write_int(KNOB_THAW_RACE, window);
+		ksft_test_result(!ret, "thaw_race.knob_set\n");
+	}
+	if (ret) {
+		ksft_test_result_code(KSFT_SKIP, tests[0], "not set up");
+		ksft_test_result_code(KSFT_SKIP, tests[1], "not set up");
+	} else if (reverted_mode) {
+		reverted(cycles);
+	} else {
+		fixed(cycles);
 	}
 	write_int(KNOB_THAW_RACE, 0);
 	stop_spinners();
-	return tap_failed ? 1 : 0;
+	ksft_finished();
 }

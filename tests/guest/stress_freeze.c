@@ -16,7 +16,7 @@
  *   round robin, with sched_setaffinity(); make smp-test); what they fork
  *   inherits the pinning.
  *
- * Results (kselftest TAP): the churners started; every freeze succeeded
+ * Results (kselftest TAP, kselftest.h): the churners started; every freeze succeeded
  * (the first failure is named with its cycle and errno; the cycles stop
  * after MAX_FAILED_CYCLES failures, as each may take pm_freeze_timeout);
  * afterwards every churner still makes progress; no queued signal was lost
@@ -48,6 +48,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kselftest.h"
 #include "freeze.h"
 
 #define DEFAULT_CYCLES		100
@@ -115,19 +116,6 @@ struct shared {
 static struct shared *sh;
 static struct churner *me;		/* in a churner: its own record */
 static unsigned int seed;
-
-/* ---- TAP ---- */
-
-static int tap_nr, tap_failed;
-
-static void tap(int ok, const char *name, const char *skip)
-{
-	tap_nr++;
-	if (!ok)
-		tap_failed++;
-	printf("%s %d stress.%s%s%s\n", ok ? "ok" : "not ok", tap_nr, name,
-	       skip ? " # SKIP " : "", skip ? skip : "");
-}
 
 /* ---- churners ---- */
 
@@ -601,8 +589,9 @@ static int scan_leftovers(void)
 		if (proc_stat(pid, &state, &ppid, &pgrp))
 			continue;
 		if (state == 'Z' || pgrp == leader) {
-			printf("# left over: pid %d (%s) state %c ppid %d pgrp %d\n", pid,
-			       proc_line(pid, "comm", comm, sizeof(comm)), state, ppid, pgrp);
+			ksft_print_msg("left over: pid %d (%s) state %c ppid %d pgrp %d\n", pid,
+				       proc_line(pid, "comm", comm, sizeof(comm)), state, ppid,
+				       pgrp);
 			bad++;
 		}
 	}
@@ -664,19 +653,6 @@ static int cmp_double(const void *a, const void *b)
 
 #define NR_TESTS 7
 
-static void skip_all(const char *why)
-{
-	static const char *const names[NR_TESTS] = {
-		"churners_started", "every_freeze_succeeds", "no_lost_task",
-		"no_lost_signal", "churners_saw_no_errors", "no_leaked_item",
-		"everything_reaped",
-	};
-	int i;
-
-	for (i = 0; i < NR_TESTS; i++)
-		tap(1, names[i], why);
-}
-
 static void usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [-a] [-n TASKS] [-p PERIOD%%] [CYCLES [todo|classic]]\n", prog);
@@ -690,7 +666,7 @@ int main(int argc, char **argv)
 	int leaked_after_thaw, leaked, reaped, leftovers;
 	unsigned long *before, *rt_before, total[NR_KINDS], threads, rt, usr1;
 	const char *freezer = "todo";
-	char prev_freezer[64], why[128];
+	char prev_freezer[64];
 	double *ms, *sorted, sum = 0;
 	long long t0, t_start;
 	unsigned long long busy0, total0, busy1, total1;
@@ -722,51 +698,42 @@ int main(int argc, char **argv)
 	    period_scale < 1)
 		usage(argv[0]);
 
-	printf("TAP version 13\n1..%d\n", NR_TESTS);
-	printf("# %d freeze/thaw cycles, %s freezer, pm_test_delay 0, %d churners, periods %d%%%s\n",
-	       cycles, freezer, ntasks, period_scale,
-	       spread ? ", spread over the online CPUs" : "");
+	ksft_print_header();
+	ksft_print_msg("%d freeze/thaw cycles, %s freezer, pm_test_delay 0, %d churners, periods %d%%%s\n",
+		       cycles, freezer, ntasks, period_scale,
+		       spread ? ", spread over the online CPUs" : "");
 	if (spread) {
 		cpu_set_t online;
 
 		if (!sched_getaffinity(0, sizeof(online), &online))
-			printf("# churner i pinned to online CPU i %% %d\n", CPU_COUNT(&online));
+			ksft_print_msg("churner i pinned to online CPU i %% %d\n",
+				       CPU_COUNT(&online));
 	}
-	if (access(PM_TEST, W_OK)) {
-		snprintf(why, sizeof(why), "%s not writable: needs CONFIG_PM_DEBUG and root", PM_TEST);
-		skip_all(why);
-		return 0;
-	}
+	/* Without what the stress needs the whole program is one skip. */
+	if (access(PM_TEST, W_OK))
+		ksft_exit_skip("%s not writable: needs CONFIG_PM_DEBUG and root\n", PM_TEST);
 	if (read_str(FREEZER_SELECT, prev_freezer, sizeof(prev_freezer)) < 0)
 		prev_freezer[0] = 0;
 	ret = select_freezer(freezer);
-	if (ret) {
-		snprintf(why, sizeof(why), "cannot select the %s freezer: %s", freezer,
-			 ret == -ENOENT ? "this kernel has no " FREEZER_SELECT : strerror(-ret));
-		skip_all(why);
-		return 0;
-	}
+	if (ret)
+		ksft_exit_skip("cannot select the %s freezer: %s\n", freezer,
+			       ret == -ENOENT ? "this kernel has no " FREEZER_SELECT :
+						strerror(-ret));
 	ret = setup_pm_test(0);
-	if (ret) {
-		snprintf(why, sizeof(why), "pm_test=freezer, pm_test_delay=0: %s", strerror(-ret));
-		skip_all(why);
-		return 0;
-	}
+	if (ret)
+		ksft_exit_skip("pm_test=freezer, pm_test_delay=0: %s\n", strerror(-ret));
+	ksft_set_plan(NR_TESTS);
 
 	memfd = memfd_create("stress_freeze", 0);
-	if (memfd < 0 || ftruncate(memfd, sizeof(*sh))) {
-		perror("memfd");
-		return 1;
-	}
+	if (memfd < 0 || ftruncate(memfd, sizeof(*sh)))
+		ksft_exit_fail_perror("memfd");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
 	ms = calloc(cycles, sizeof(*ms));
 	sorted = calloc(cycles, sizeof(*sorted));
 	before = calloc(MAX_CHURNERS, sizeof(*before));
 	rt_before = calloc(MAX_CHURNERS, sizeof(*rt_before));
-	if (sh == MAP_FAILED || !ms || !sorted || !before || !rt_before) {
-		perror("memory");
-		return 1;
-	}
+	if (sh == MAP_FAILED || !ms || !sorted || !before || !rt_before)
+		ksft_exit_fail_perror("memory");
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	seed = self;
 
@@ -778,7 +745,7 @@ int main(int argc, char **argv)
 	for (i = 0; started && i < sh->nr; i++) {
 		sh->c[i].pid = start_churner(i, memfd, self);
 		if (sh->c[i].pid < 0) {
-			printf("# fork of churner %d failed: %s\n", i, strerror(errno));
+			ksft_print_msg("fork of churner %d failed: %s\n", i, strerror(errno));
 			sh->c[i].pid = 0;
 			started = 0;
 		}
@@ -793,20 +760,20 @@ int main(int argc, char **argv)
 			if (sh->c[i].progress < 3 ||
 			    (sh->c[i].kind == K_SIGNAL && !sh->c[i].rt_received))
 				describe(stdout, i, "did not get going");
-	printf("# %d churners running after %lld ms:", sh->nr, ms_since(t_start));
+	ksft_print_msg("%d churners running after %lld ms:", sh->nr, ms_since(t_start));
 	for (k = 0; k < NR_KINDS; k++)
 		total[k] = 0;
 	for (i = 0; i < sh->nr; i++)
 		total[sh->c[i].kind]++;
 	for (k = 0; k < NR_KINDS; k++)
 		printf(" %s %lu%s", kind_name[k], total[k], k < NR_KINDS - 1 ? "," : "\n");
-	tap(started && done, "churners_started", NULL);
+	ksft_test_result(started && done, "stress.churners_started\n");
 	cpu_jiffies(&busy0, &total0);
 	usleep(2000000);
 	cpu_jiffies(&busy1, &total1);
 	if (total1 > total0)
-		printf("# CPU busy with the churn alone: %llu%%\n",
-		       100 * (busy1 - busy0) / (total1 - total0));
+		ksft_print_msg("CPU busy with the churn alone: %llu%%\n",
+			       100 * (busy1 - busy0) / (total1 - total0));
 
 	/* 2: the freeze/thaw cycles. */
 	t_start = now_ns();
@@ -821,21 +788,23 @@ int main(int argc, char **argv)
 				first_fail = i + 1;
 				first_errno = -ret;
 			}
-			printf("# cycle %d: freeze failed: %s (errno %d) after %.1f ms\n",
-			       i + 1, strerror(-ret), -ret, ms[i]);
+			ksft_print_msg("cycle %d: freeze failed: %s (errno %d) after %.1f ms\n",
+				       i + 1, strerror(-ret), -ret, ms[i]);
 		}
 		if ((i + 1) % (cycles >= 100 ? cycles / 10 : 10) == 0)
-			printf("# %d/%d cycles, %.1f s\n", i + 1, cycles, ms_since(t_start) / 1000.0);
+			ksft_print_msg("%d/%d cycles, %.1f s\n", i + 1, cycles,
+				       ms_since(t_start) / 1000.0);
 	}
 	memcpy(sorted, ms, i * sizeof(*ms));
 	qsort(sorted, i, sizeof(*sorted), cmp_double);
-	printf("# %d cycles in %.1f s (incl. pauses); freeze/thaw ms per cycle: min %.1f, median %.1f, max %.1f, mean %.1f\n",
-	       i, ms_since(t_start) / 1000.0, sorted[0], sorted[i / 2], sorted[i - 1], sum / i);
+	ksft_print_msg("%d cycles in %.1f s (incl. pauses); freeze/thaw ms per cycle: min %.1f, median %.1f, max %.1f, mean %.1f\n",
+		       i, ms_since(t_start) / 1000.0, sorted[0], sorted[i / 2], sorted[i - 1],
+		       sum / i);
 	if (failed)
-		printf("# %d of %d cycles failed; the first: cycle %d, %s (errno %d)%s\n",
-		       failed, i, first_fail, strerror(first_errno), first_errno,
-		       failed >= MAX_FAILED_CYCLES ? "; stopped early" : "");
-	tap(!failed && i == cycles, "every_freeze_succeeds", NULL);
+		ksft_print_msg("%d of %d cycles failed; the first: cycle %d, %s (errno %d)%s\n",
+			       failed, i, first_fail, strerror(first_errno), first_errno,
+			       failed >= MAX_FAILED_CYCLES ? "; stopped early" : "");
+	ksft_test_result(!failed && i == cycles, "stress.every_freeze_succeeds\n");
 
 	/* Right after the last thaw nobody may still have a freeze item. */
 	after_thaw = open_memstream(&after_thaw_buf, &after_thaw_len);
@@ -860,7 +829,7 @@ int main(int argc, char **argv)
 			if (sh->c[i].progress <= before[i] ||
 			    (sh->c[i].kind == K_SIGNAL && sh->c[i].rt_received <= rt_before[i]))
 				describe(stdout, i, "made no progress in 5 s");
-	tap(done, "no_lost_task", NULL);
+	ksft_test_result(done, "stress.no_lost_task\n");
 
 	/* Stop: the signal pairs stop sending, every other churner exits. */
 	sh->stop = 1;
@@ -904,23 +873,24 @@ int main(int argc, char **argv)
 			continue;
 		if (c->rt_received != peer->rt_sent || c->rt_bad_seq ||
 		    c->rt_last != peer->rt_sent) {
-			printf("# churner %d (pid %d): %lu of %lu queued signals received, last %lu, %lu out of sequence\n",
-			       i, c->pid, c->rt_received, peer->rt_sent, c->rt_last, c->rt_bad_seq);
+			ksft_print_msg("churner %d (pid %d): %lu of %lu queued signals received, last %lu, %lu out of sequence\n",
+				       i, c->pid, c->rt_received, peer->rt_sent, c->rt_last,
+				       c->rt_bad_seq);
 			done = 0;
 		}
 	}
-	tap(done, "no_lost_signal", NULL);
+	ksft_test_result(done, "stress.no_lost_signal\n");
 
 	/* 5: no churn syscall failed. */
 	for (i = 0, done = 1; i < sh->nr; i++) {
 		if (!sh->c[i].err)
 			continue;
-		printf("# churner %d (%s, pid %d): %s failed: %s (%d)\n", i,
-		       kind_name[sh->c[i].kind], sh->c[i].pid, sh->c[i].what,
-		       sh->c[i].err > 0 ? strerror(sh->c[i].err) : "", sh->c[i].err);
+		ksft_print_msg("churner %d (%s, pid %d): %s failed: %s (%d)\n", i,
+			       kind_name[sh->c[i].kind], sh->c[i].pid, sh->c[i].what,
+			       sh->c[i].err > 0 ? strerror(sh->c[i].err) : "", sh->c[i].err);
 		done = 0;
 	}
-	tap(done, "churners_saw_no_errors", NULL);
+	ksft_test_result(done, "stress.churners_saw_no_errors\n");
 
 	/* 6 and 7: kill and reap everything; no freeze item left anywhere. */
 	reaped = kill_and_reap();
@@ -930,15 +900,16 @@ int main(int argc, char **argv)
 	}
 	leaked = scan_freeze_items(stdout, "after reaping the churners");
 	if (leaked < 0 && leaked_after_thaw < 0) {
-		tap(1, "no_leaked_item", "no /proc/<pid>/task/<tid>/todo in this kernel");
+		ksft_test_result_code(KSFT_SKIP, "stress.no_leaked_item",
+				      "no /proc/<pid>/task/<tid>/todo in this kernel");
 	} else {
 		if (leaked_after_thaw > 0)
-			printf("# %d task(s) had a freeze item right after the last thaw\n",
-			       leaked_after_thaw);
+			ksft_print_msg("%d task(s) had a freeze item right after the last thaw\n",
+				       leaked_after_thaw);
 		if (leaked > 0)
-			printf("# %d task(s) have a freeze item after the churners were reaped\n",
-			       leaked);
-		tap(leaked <= 0 && leaked_after_thaw <= 0, "no_leaked_item", NULL);
+			ksft_print_msg("%d task(s) have a freeze item after the churners were reaped\n",
+				       leaked);
+		ksft_test_result(leaked <= 0 && leaked_after_thaw <= 0, "stress.no_leaked_item\n");
 	}
 
 	if (not_stopped) {
@@ -947,8 +918,8 @@ int main(int argc, char **argv)
 	}
 	leftovers = scan_leftovers();
 	if (!reaped)
-		printf("# children still not reaped after %d s\n", REAP_TIMEOUT_MS / 1000);
-	tap(ok && reaped && !leftovers, "everything_reaped", NULL);
+		ksft_print_msg("children still not reaped after %d s\n", REAP_TIMEOUT_MS / 1000);
+	ksft_test_result(ok && reaped && !leftovers, "stress.everything_reaped\n");
 
 	/* Statistics, after every result. */
 	for (k = 0; k < NR_KINDS; k++)
@@ -960,7 +931,7 @@ int main(int argc, char **argv)
 		rt += sh->c[i].rt_received;
 		usr1 += sh->c[i].usr1_received;
 	}
-	printf("# churner iterations:");
+	ksft_print_msg("churner iterations:");
 	for (k = 0; k < NR_KINDS; k++)
 		printf(" %s %lu,", kind_name[k], total[k]);
 	printf(" threads run %lu, signals received %lu queued + %lu SIGUSR1\n",
@@ -969,5 +940,5 @@ int main(int argc, char **argv)
 	write_str(PM_TEST, "none");
 	if (prev_freezer[0])
 		select_freezer(strstr(prev_freezer, "[classic]") ? "classic" : "todo");
-	return tap_failed ? 1 : 0;
+	ksft_finished();
 }

@@ -8,8 +8,9 @@
 log=$LOGS/candidates.log
 rm -f "$log"
 "$TOP/scripts/host/check-candidates.sh" --show none >"$log.runner" 2>&1 && rc=0 || rc=$?
-[ ! -s "$log" ] || console_results candidates "$log"
-case $rc in
-0 | 1) ;; # the guest ran; its results are above
-*) fail "candidates: apply, build and boot alone (exit $rc)" "$log.runner" ;;
-esac
+if [ -s "$log" ]; then
+	console_results candidates "$log"
+	boot_finished candidates "$rc" "$log.runner"
+else
+	fail "candidates: apply, build and boot alone (exit $rc)" "$log.runner"
+fi

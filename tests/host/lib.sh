@@ -3,7 +3,7 @@
 # "not ok N - NAME", "ok N - NAME # SKIP why", and a guest's console as its
 # job's document nested as it was printed, with results on its kernel log;
 # scripts/host/test.sh makes the test a subtest of the run's document, not ok
-# if any of its results failed, and the kernel's KTAP parser counts it
+# if one of its results is, and the kernel's KTAP parser counts it
 # (docs/console.md).  A test that starts a session itself sources
 # scripts/host/lib/session.sh too; a test answers -h with its header.
 # shellcheck source=../../scripts/host/lib/flavour.sh
@@ -19,23 +19,15 @@ TEST_FLAVOUR=${TEST_FLAVOUR:-$(default_flavour test)}
 # "# timeout: S" beside its "# needs:" line, as kselftest's settings file
 # has timeout=S for its tests; empty for a test without one.
 TIMEOUT=${TIMEOUT:-$(sed -n 's/^# timeout: \([1-9][0-9]*\)$/\1/p' "$0")}
-# The test's results file (ktap_result in scripts/host/lib/ktap.sh);
-# scripts/host/test.sh gives each test an empty one.
-export TAP_RESULTS=${TAP_RESULTS:-$LOGS/tap-results.$$}
 
-# tap STATUS NAME: one result of the test.  (Run alone, the test may be
-# the first to write to build/logs.)
-tap() {
-	[ -e "$TAP_RESULTS" ] || mkdir -p "$(dirname "$TAP_RESULTS")"
-	ktap_result "$1" "$2" "$TAP_RESULTS"
-}
-pass() { tap ok "$1"; }
-skip() { tap ok "$1 # SKIP $2"; }
+# One result of the test each (ktap_result in scripts/host/lib/ktap.sh).
+pass() { ktap_result ok "$1"; }
+skip() { ktap_result ok "$1 # SKIP $2"; }
 # fail NAME [DIAGNOSTIC-FILE]: a failing result, with the file as "# " lines.
 fail() {
 	# A missing diagnostic file is said, not a reason to die before "not ok".
 	[ -z "${2:-}" ] || tail -n 40 "$2" 2>&1 | sed 's/^/# /' || true
-	tap "not ok" "$1"
+	ktap_result "not ok" "$1"
 }
 
 # expect NAME OUTPUT-FILE PATTERN...: pass when every extended regex matches.
@@ -95,19 +87,42 @@ guest_kunit_glob() {
 
 # console_results NAME LOG [OPTION...]: console LOG's results, read by
 # scripts/host/parse_console.py: the guest job's KTAP document, as printed, as
-# subtest NAME, then the results on the kernel log.
+# subtest NAME, then the results on the kernel log; numbered on from this
+# test's.
 console_results() {
-	local name=$1 log=$2
+	local name=$1 log=$2 out rc=0
 	shift 2
-	python3 "$TOP/scripts/host/parse_console.py" --name "$name" --results "$TAP_RESULTS" "$@" "$log" ||
-		fail "$name: scripts/host/parse_console.py reads $log"
+	out=$(python3 "$TOP/scripts/host/parse_console.py" --name "$name" --first "$((KTAP_N + 1))" \
+		"$@" "$log") || rc=$?
+	[ -z "$out" ] || printf '%s\n' "$out"
+	KTAP_N=$((KTAP_N + $(ktap_count <<<"$out")))
+	[ "$rc" -eq 0 ] || fail "$name: scripts/host/parse_console.py reads $log (exit $rc)"
+}
+
+# as_own_test CMD...: CMD's results numbered from 1, as a test of their
+# own would number them (the checks record a console as a host test).
+as_own_test() { (KTAP_N=0 && "$@"); }
+
+# boot_finished NAME RUNNER-STATUS RUNNER-LOG: fail "NAME: boot finished"
+# when the boot runner's status (session_wait in scripts/host/lib/session.sh)
+# says what no console shows: 124, it timed out and killed the kernel;
+# 126, the kernel left host processes behind.  Any other status is the
+# guest's, or says it printed no exit line (a crash): its results are its
+# document's, not read here.
+boot_finished() {
+	local why
+	case $2 in
+	124) why="timed out" ;;
+	126) why="host processes left behind" ;;
+	*) return 0 ;;
+	esac
+	fail "$1: boot finished (runner exit $2: $why)" "$3"
 }
 
 # boot_job NAME JOB TIMEOUT LOG FLAVOUR [PARSE-OPTION...] [-- KERNEL-PARAM...]:
 # boot FLAVOUR with guest job JOB, report its console (console_results:
-# the job's document as subtest NAME), and fail "NAME: boot finished" if
-# the boot itself did not finish (runner exit other than 0 or 1, the
-# guest's own verdict).
+# the job's document as subtest NAME), and what the runner knows beside
+# it (boot_finished).
 boot_job() {
 	local name=$1 job=$2 timeout=$3 log=$4 flavour=$5 opts=() rc mem
 	shift 5
@@ -118,10 +133,7 @@ boot_job() {
 	"$TOP/scripts/host/boot.sh" --flavour "$flavour" --job "$job" --timeout "$timeout" --mem "$mem" \
 		--show none --log "$log" -- "$@" >"$log.runner" 2>&1 && rc=0 || rc=$?
 	console_results "$name" "$log" "${opts[@]}"
-	case $rc in
-	0 | 1) ;;
-	*) fail "$name: boot finished (runner exit $rc)" "$log.runner" ;;
-	esac
+	boot_finished "$name" "$rc" "$log.runner"
 }
 
 # smp_run LEVEL TIMEOUT LOG [KERNEL-PARAM...]: boot the smp flavour (x86_64

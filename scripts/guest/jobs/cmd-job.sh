@@ -5,7 +5,8 @@
 # writable (rw); this job mounts both through hostfs, the directory at the
 # same path as on the host, runs the command there with the console as its
 # terminal, leaves the kernel log in cmd_dir/dmesg and exits with the
-# command's status.  Freezes are round trips (pm_test=freezer) unless
+# command's status: the init's exit line ends the output and gives the
+# status (docs/console.md).  Freezes are round trips (pm_test=freezer) unless
 # pm_test= names another level ("none": a real suspend, which needs a
 # wake-up source such as rtcwake).
 # shellcheck source=SCRIPTDIR/../job-lib.sh
@@ -26,8 +27,8 @@ cd "$cwd" || exit 125
 echo "TODO-CMD: begin"
 sh "$host/cmd.sh" </dev/null
 status=$?
-echo "TODO-CMD: end $status"
-# For make debug, whose own exit status is gdb's.
+# For make debug, whose own exit status is gdb's and whose console is a
+# terminal, not a log to read.
 echo "$status" >"$host/status"
 cd /
 dmesg >"$host/dmesg"

@@ -54,12 +54,16 @@ record() {
 	fi
 	cat /sys/kernel/debug/freezer/frozen_by >"$TC_ROOT$dir/$1.frozen_by"
 	tc_mark "thawed"
-	if tc_save "$dir/$1.dat"; then
+	# The status as printed: run_prog's result is the function's status.
+	saved=0
+	tc_save "$dir/$1.dat" || saved=$?
+	if [ "$saved" -eq 0 ]; then
 		echo "ok 1 freeze_recorded"
 	else
 		echo "not ok 1 freeze_recorded # trace-cmd extract failed"
 	fi
 	tc_end
+	[ "$saved" -eq 0 ]
 }
 
 job() {
