@@ -9,7 +9,7 @@
 # Usage: scripts/host/compile-check.sh CELL     (--list: the cells)
 . "$(dirname "$0")/lib/patches.sh"
 . "$(dirname "$0")/lib/kernel-build.sh"
-. "$(dirname "$0")/lib/flavour.sh"
+. "$(dirname "$0")/lib/opts.sh"
 help_if_asked "$@"
 
 MATRIX=$TOP/configs/compile-matrix
@@ -18,35 +18,27 @@ MATRIX=$TOP/configs/compile-matrix
 cells() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$MATRIX"; }
 
 # built OBJ-PATH: is this object built (y or m) in $OBJ/.config, going by
-# the obj-$(CONFIG_X) line of its directory's Makefile?  Unknown objects
-# count as built.
+# the obj-$(CONFIG_X) line of its directory's Makefile?  A part of a
+# composite object (NAME-objs, NAME-y) is built if NAME.o is.  Unknown
+# objects count as built.
 built() {
 	local o=$1 dir base sym line
 	dir=$(dirname "$o") base=$(basename "$o")
 	line=$(grep -hE "(^|[[:space:]])$base([[:space:]]|\$)" "$SRC/$dir/Makefile" 2>/dev/null | head -n 1)
 	[ -n "$line" ] || return 0
 	sym=$(sed -n 's/^[a-z0-9_-]*-\$(CONFIG_\([A-Z0-9_]*\)).*/\1/p' <<<"$line")
-	[ -z "$sym" ] || grep -qE "^CONFIG_$sym=(y|m)" "$OBJ/.config"
+	if [ -n "$sym" ]; then
+		grep -qE "^CONFIG_$sym=(y|m)" "$OBJ/.config"
+	elif [[ $line =~ ^([a-z0-9_]+)-(objs|y)[[:space:]]*[:+]?= ]] && [ "${BASH_REMATCH[1]}" != obj ]; then
+		built "$dir/${BASH_REMATCH[1]}.o"
+	fi
 }
 
-# dependents OPTION: the options whose "depends on" names OPTION, and
-# theirs in turn: they go off with it, so the fragments must not ask for them.
-dependents() {
-	local option=$1 dep
-	for dep in $(find "$SRC" -name 'Kconfig*' -not -path '*/tools/*' -print0 |
-		xargs -0 awk -v opt="$option" '
-			/^(menu)?config / { sym = $2 }
-			/^[[:space:]]+depends on/ && sym != "" && $0 ~ ("(^|[^A-Z0-9_])" opt "([^A-Z0-9_]|$)") { print sym }' |
-		sort -u); do
-		echo "$dep"
-		dependents "$dep"
-	done
-}
-
-# configure_flavour FLAVOUR CHANGES...: the flavour's fragments, with the
-# -NAME options (and their dependents) removed and the changes appended.
+# configure_flavour FLAVOUR CHANGES...: the flavour's fragments with the
+# changes appended to its first; config.sh --lenient lists the fragments'
+# requests that the cell's changes take away (options that depend on them).
 configure_flavour() {
-	local flavour=$1 frag change o first
+	local flavour=$1 frag change first
 	shift
 	frag=$(mktemp -d)
 	cp "$TOP"/configs/*.config "$frag/"
@@ -55,15 +47,13 @@ configure_flavour() {
 	for change in "$@"; do
 		case $change in
 		-*)
-			for o in "${change#-}" $(dependents "${change#-}" | sort -u); do
-				sed -i "/^CONFIG_$o=/d" "$frag"/*.config
-			done
+			sed -i "/^CONFIG_${change#-}=/d" "$frag"/*.config
 			echo "# CONFIG_${change#-} is not set" >>"$first"
 			;;
 		+*) echo "CONFIG_${change#+}=y" >>"$first" ;;
 		esac
 	done
-	CONFIGS=$frag OBJ_DIR=$OBJ "$TOP/scripts/host/config.sh" --flavour "$flavour" ||
+	CONFIGS=$frag OBJ_DIR=$OBJ "$TOP/scripts/host/config.sh" --flavour "$flavour" --lenient ||
 		{ rm -rf "$frag"; die "cell $CELL: its configuration failed" "see the error above; the cell is in ${MATRIX#"$TOP"/}"; }
 	rm -rf "$frag"
 }
@@ -88,14 +78,15 @@ check_changes() {
 }
 
 main() {
-	local line base arch archdir f o log objs=() changes
-	if [ "${1:-}" = --list ]; then
+	local line base arch f o log objs=() changes list=0 cell=()
+	opts_parse 'list:flag @cell' "$@"
+	if [ "$list" -eq 1 ]; then
 		cells | awk '{ print $1 }'
 		return
 	fi
-	CELL=${1:?usage: compile-check.sh CELL (compile-check.sh --list names them)}
-	line=$(cells | awk -v c="$CELL" '$1 == c') ||
-		true
+	[ ${#cell[@]} -eq 1 ] || die "compile-check.sh takes one CELL" "the cells: $(cells | awk '{ print $1 }' | paste -sd' ')"
+	CELL=${cell[0]}
+	line=$(cells | awk -v c="$CELL" '$1 == c')
 	[ -n "$line" ] || die "no cell $CELL in ${MATRIX#"$TOP"/}" "the cells: $(cells | awk '{ print $1 }' | paste -sd' ')"
 	read -r _ base changes <<<"$line"
 	read -ra changes <<<"$changes"
@@ -112,11 +103,15 @@ main() {
 		configure_flavour "$base" "${changes[@]}"
 	fi
 	check_changes "${changes[@]}"
-	archdir=arch/$arch
-	[ "$arch" != x86_64 ] || archdir=arch/x86
 	while read -r f; do
 		o=${f%.c}.o
-		case $f in arch/*) [[ $f == "$archdir"/* ]] || continue ;; tools/* | scripts/* | samples/*) continue ;; esac
+		# UML's own files are arch/um and arch/x86/um; x86_64's arch/x86.
+		case $arch:$f in
+		um:arch/um/* | um:arch/x86/um/*) ;;
+		x86_64:arch/x86/um/*) continue ;;
+		x86_64:arch/x86/*) ;;
+		*:arch/* | *:tools/* | *:scripts/* | *:samples/*) continue ;;
+		esac
 		if built "$o"; then objs+=("$o"); else info "  skipped (not in this config): $o"; fi
 	done < <(git_src diff --name-only --diff-filter=AM "$PRISTINE_TAG" "$BRANCH" -- '*.c')
 	stage "cell $CELL: compiling ${#objs[@]} touched file(s) (ARCH=$arch)"
