@@ -17,20 +17,21 @@ MATRIX=$TOP/configs/compile-matrix
 # cells: the matrix without comments, one "CELL BASE CHANGES..." a line.
 cells() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$MATRIX"; }
 
-# built OBJ-PATH: is this object built (y or m) in $OBJ/.config, going by
-# the obj-$(CONFIG_X) line of its directory's Makefile?  A part of a
-# composite object (NAME-objs, NAME-y) is built if NAME.o is.  Unknown
-# objects count as built.
-built() {
+# built_as OBJ-PATH: y if this object is built in, m if as a module, else
+# nothing, going by the obj-$(CONFIG_X) line of its directory's Makefile
+# and $OBJ/.config.  A part of a composite object (NAME-objs, NAME-y) is
+# built as NAME.o is.  Unknown objects count as built in.
+built_as() {
 	local o=$1 dir base sym line
 	dir=$(dirname "$o") base=$(basename "$o")
 	line=$(grep -hE "(^|[[:space:]])$base([[:space:]]|\$)" "$SRC/$dir/Makefile" 2>/dev/null | head -n 1)
-	[ -n "$line" ] || return 0
 	sym=$(sed -n 's/^[a-z0-9_-]*-\$(CONFIG_\([A-Z0-9_]*\)).*/\1/p' <<<"$line")
 	if [ -n "$sym" ]; then
-		grep -qE "^CONFIG_$sym=(y|m)" "$OBJ/.config"
+		sed -n "s/^CONFIG_$sym=\([ym]\)\$/\1/p" "$OBJ/.config"
 	elif [[ $line =~ ^([a-z0-9_]+)-(objs|y)[[:space:]]*[:+]?= ]] && [ "${BASH_REMATCH[1]}" != obj ]; then
-		built "$dir/${BASH_REMATCH[1]}.o"
+		built_as "$dir/${BASH_REMATCH[1]}.o"
+	else
+		echo y
 	fi
 }
 
@@ -77,8 +78,50 @@ check_changes() {
 	done
 }
 
+# check_exports MODULE... -- OBJECT...: what modpost would say of the
+# series' modules, without the vmlinux that a whole build takes hours for:
+# every symbol a module needs that a built-in OBJECT of the series defines
+# is exported there, and a module that needs a namespaced export
+# (EXPORT_SYMBOL_NS*, EXPORT_SYMBOL_IF_KUNIT) imports the namespace.
+check_exports() {
+	local mod obj sym exp ns bad=0 before mods=() defined
+	while [ "$1" != -- ]; do mods+=("$1"); shift; done
+	shift
+	# "SYMBOL OBJECT" for every global the built-in objects define.
+	defined=$(for obj in "$@"; do
+		[[ " ${mods[*]} " != *" $obj "* ]] || continue
+		nm --defined-only -g "$OBJ/$obj" 2>/dev/null | awk -v o="$obj" 'NF == 3 { print $3, o }'
+	done)
+	for mod in "${mods[@]}"; do
+		before=$bad
+		for sym in $(nm -u "$OBJ/$mod" | awk '{ print $2 }'); do
+			for obj in $(awk -v s="$sym" '$1 == s { print $2 }' <<<"$defined"); do
+				exp=$(grep -hoE -m 1 "EXPORT_SYMBOL[A-Z_]*\($sym(,[^)]*)?\)" "$SRC/${obj%.o}.c") || true
+				if [ -z "$exp" ]; then
+					info "  error: $mod needs $sym, which ${obj%.o}.c does not export: modpost fails"
+					bad=$((bad + 1))
+					continue
+				fi
+				case $exp in
+				EXPORT_SYMBOL_IF_KUNIT*) ns=EXPORTED_FOR_KUNIT_TESTING ;;
+				EXPORT_SYMBOL_NS*) ns=$(sed 's/.*, *\([A-Za-z0-9_"]*\)).*/\1/; s/"//g' <<<"$exp") ;;
+				*) ns= ;;
+				esac
+				if [ -n "$ns" ] && ! grep -q "MODULE_IMPORT_NS($ns)" "$SRC/${mod%.o}.c"; then
+					info "  error: $mod needs $sym in namespace $ns, and ${mod%.o}.c does not import it"
+					bad=$((bad + 1))
+				fi
+			done
+		done
+		[ "$bad" -ne "$before" ] ||
+			info "  module $mod: what it takes from the series' built-in files is exported to it"
+	done
+	[ "$bad" -eq 0 ] || die "cell $CELL: $bad symbol(s) a module of the series needs are not exported to it" \
+		"export them (EXPORT_SYMBOL_GPL, or EXPORT_SYMBOL_IF_KUNIT for a test), then make refresh"
+}
+
 main() {
-	local line base arch f o log objs=() changes list=0 cell=()
+	local line base arch f o log objs=() mods=() changes list=0 cell=()
 	opts_parse 'list:flag @cell' "$@"
 	if [ "$list" -eq 1 ]; then
 		cells | awk '{ print $1 }'
@@ -112,7 +155,11 @@ main() {
 		x86_64:arch/x86/*) ;;
 		*:arch/* | *:tools/* | *:scripts/* | *:samples/*) continue ;;
 		esac
-		if built "$o"; then objs+=("$o"); else info "  skipped (not in this config): $o"; fi
+		case $(built_as "$o") in
+		y) objs+=("$o") ;;
+		m) objs+=("$o") mods+=("$o") ;;
+		*) info "  skipped (not in this config): $o" ;;
+		esac
 	done < <(git_src diff --name-only --diff-filter=AM "$PRISTINE_TAG" "$BRANCH" -- '*.c')
 	stage "cell $CELL: compiling ${#objs[@]} touched file(s) (ARCH=$arch)"
 	[ ${#objs[@]} -gt 0 ] || { info "the series touches no C file"; return 0; }
@@ -121,6 +168,7 @@ main() {
 	# A warning there is a bug too (e.g. a helper left unused by the stubs).
 	! grep -n 'warning:' "$log" >&2 ||
 		die "cell $CELL: a touched file compiles with warnings" "see $log"
+	[ ${#mods[@]} -eq 0 ] || check_exports "${mods[@]}" -- "${objs[@]}"
 	info "cell $CELL: all ${#objs[@]} touched C files compile"
 }
 
