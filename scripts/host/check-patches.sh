@@ -3,7 +3,9 @@
 # come before aids, the cover letter is current, every patch
 # applies to the pristine source with no fuzz (in a scratch git index, so
 # build/src is never touched), has an upstream-style header, and passes
-# scripts/checkpatch.pl --strict.  Exit 1 naming each patch that fails.
+# scripts/checkpatch.pl --strict; then W=1, sparse and kernel-doc on what
+# the series adds (scripts/host/warn-check.sh).  Exit 1 naming each patch
+# or line that fails.
 . "$(dirname "$0")/lib/patches.sh"
 help_if_asked "$@"
 
@@ -134,6 +136,7 @@ main() {
 		die "$failures problem(s) in the patch queues" "fix them in $SRC, then run 'make refresh' and 'make check-patches'"
 	fi
 	info "all $n patches apply with no fuzz, have proper headers and are checkpatch --strict clean"
+	"$TOP/scripts/host/warn-check.sh"
 }
 
 main "$@"

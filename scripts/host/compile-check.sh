@@ -17,24 +17,6 @@ MATRIX=$TOP/configs/compile-matrix
 # cells: the matrix without comments, one "CELL BASE CHANGES..." a line.
 cells() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$MATRIX"; }
 
-# built_as OBJ-PATH: y if this object is built in, m if as a module, else
-# nothing, going by the obj-$(CONFIG_X) line of its directory's Makefile
-# and $OBJ/.config.  A part of a composite object (NAME-objs, NAME-y) is
-# built as NAME.o is.  Unknown objects count as built in.
-built_as() {
-	local o=$1 dir base sym line
-	dir=$(dirname "$o") base=$(basename "$o")
-	line=$(grep -hE "(^|[[:space:]])$base([[:space:]]|\$)" "$SRC/$dir/Makefile" 2>/dev/null | head -n 1)
-	sym=$(sed -n 's/^[a-z0-9_-]*-\$(CONFIG_\([A-Z0-9_]*\)).*/\1/p' <<<"$line")
-	if [ -n "$sym" ]; then
-		sed -n "s/^CONFIG_$sym=\([ym]\)\$/\1/p" "$OBJ/.config"
-	elif [[ $line =~ ^([a-z0-9_]+)-(objs|y)[[:space:]]*[:+]?= ]] && [ "${BASH_REMATCH[1]}" != obj ]; then
-		built_as "$dir/${BASH_REMATCH[1]}.o"
-	else
-		echo y
-	fi
-}
-
 # configure_flavour FLAVOUR CHANGES...: the flavour's fragments with the
 # changes appended to its first; config.sh --lenient lists the fragments'
 # requests that the cell's changes take away (options that depend on them).

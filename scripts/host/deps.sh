@@ -20,6 +20,7 @@ PACKAGES=(
 	dwarves gnuplot-nox # make bench: pahole on vmlinux, the latency plot
 	qemu-system-x86 # make smp-test: the x86_64 kernel on 4 vCPUs
 	libelf-dev # objtool, which the x86_64 kernel of make smp-test needs
+	sparse # make check-patches: sparse (C=2) on the files the series touches
 )
 
 missing=()

@@ -4,10 +4,13 @@
 . "$(dirname "$0")/../../scripts/host/lib/patches.sh"
 
 out=$(scratch)/out
+name="patches: series applies to pristine source with no fuzz, headers and checkpatch --strict clean"
 if "$TOP/scripts/host/check-patches.sh" >"$out" 2>&1; then
-	pass "patches: series applies to pristine source with no fuzz, headers and checkpatch --strict clean"
+	pass "$name"
+	expect "patches: W=1, sparse and kernel-doc report nothing on the lines the series adds" "$out" \
+		"W=1, sparse and kernel-doc: nothing on the lines the series adds"
 else
-	fail "patches: series applies to pristine source with no fuzz, headers and checkpatch --strict clean" "$out"
+	fail "$name" "$out"
 fi
 
 # A copy of the queues with one more patch whose context no longer matches

@@ -25,3 +25,21 @@ hold_lock() {
 ccache_cc() {
 	if command -v ccache >/dev/null 2>&1; then echo "ccache gcc"; else echo gcc; fi
 }
+
+# built_as OBJ-PATH: y if this object is built in, m if as a module, else
+# nothing, going by the obj-$(CONFIG_X) line of its directory's Makefile
+# in build/src and the .config in the object directory $OBJ.  A part of a composite object (NAME-objs, NAME-y) is
+# built as NAME.o is.  Unknown objects count as built in.
+built_as() {
+	local o=$1 dir base sym line
+	dir=$(dirname "$o") base=$(basename "$o")
+	line=$(grep -hE "(^|[[:space:]])$base([[:space:]]|\$)" "$SRC/$dir/Makefile" 2>/dev/null | head -n 1)
+	sym=$(sed -n 's/^[a-z0-9_-]*-\$(CONFIG_\([A-Z0-9_]*\)).*/\1/p' <<<"$line")
+	if [ -n "$sym" ]; then
+		sed -n "s/^CONFIG_$sym=\([ym]\)\$/\1/p" "$OBJ/.config"
+	elif [[ $line =~ ^([a-z0-9_]+)-(objs|y)[[:space:]]*[:+]?= ]] && [ "${BASH_REMATCH[1]}" != obj ]; then
+		built_as "$dir/${BASH_REMATCH[1]}.o"
+	else
+		echo y
+	fi
+}
