@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/rseq.h>
@@ -195,6 +196,54 @@ TEST_F(todo, pipe_reader_runs_item_and_read_is_restarted)
 	EXPECT_EQ(5, self->sh->ret) TH_LOG("read() failed: %s", strerror(self->sh->err));
 	EXPECT_EQ(0, memcmp(self->sh->buf, "hello", 5));
 	close(fds[1]);
+}
+
+/*
+ * What task_todo_add()'s kernel-doc says of calls that return -EINTR
+ * themselves: the kick interrupts them as a signal would, and they fail
+ * with EINTR, where a pipe read() (above) is restarted.  epoll_wait()
+ * sleeps with a timeout it does not restart, so it returns.
+ */
+TEST_F(todo, epoll_waiter_runs_item_and_returns_eintr)
+{
+	struct ran r;
+	int fds[2];
+
+	ASSERT_EQ(0, pipe(fds));
+	self->child = fork();
+	ASSERT_GE(self->child, 0);
+	if (self->child == 0) {
+		struct epoll_event ev = { .events = EPOLLIN }, out;
+		int ep = epoll_create1(0);
+
+		prctl(PR_SET_NAME, "todo-epoller");
+		close(fds[1]);
+		epoll_ctl(ep, EPOLL_CTL_ADD, fds[0], &ev);
+		self->sh->started_ns = now_ns();
+		self->sh->ret = epoll_wait(ep, &out, 1, 20000);
+		self->sh->err = errno;
+		self->sh->returned_ns = now_ns();
+		_exit(0);
+	}
+	close(fds[0]);
+	ASSERT_TRUE(wait_state(self->child, 'S'));
+
+	ASSERT_EQ(0, queue_on(self->child));
+	ASSERT_TRUE(wait_ran(self->child, &r, 2000));
+	EXPECT_EQ(self->child, r.pid);
+	EXPECT_STREQ("todo-epoller", r.comm);
+	ASSERT_EQ(self->child, reap(self->child));
+	self->child = 0;
+	close(fds[1]);
+	EXPECT_EQ(-1, self->sh->ret);
+	EXPECT_EQ(EINTR, self->sh->err) TH_LOG("epoll_wait() failed with %s, not EINTR",
+					       strerror(self->sh->err));
+	TH_LOG("epoll_wait(20 s) returned %ld (%s) %.3f ms after it began; the item ran at %.3f ms",
+	       self->sh->ret, strerror(self->sh->err),
+	       (self->sh->returned_ns - self->sh->started_ns) / 1e6,
+	       ((long long)r.ran_ns - self->sh->started_ns) / 1e6);
+	/* Returned because of the kick: after the item ran, long before 20 s. */
+	EXPECT_GE(self->sh->returned_ns, (long long)r.ran_ns);
 }
 
 /* A task in nanosleep() runs the item mid-sleep and still sleeps in full. */
