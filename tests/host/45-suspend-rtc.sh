@@ -55,10 +55,11 @@ rtcwake_boot() {
 # a comment line; "0 0" if it did not run or failed.
 slept() {
 	local pat="^$2 $3: status 0 rtc \([0-9]*\) -> \([0-9]*\) clocks \([0-9]*\) \([0-9]*\) -> \([0-9]*\) \([0-9]*\)$"
-	local rtc0 rtc1 mono0 boot0 mono1 boot1
+	local rtc0 rtc1 mono0 boot0 mono1 boot1 rtc_s suspended_ms
 	if read -r rtc0 rtc1 mono0 boot0 mono1 boot1 < <(sed -n "s/$pat/\1 \2 \3 \4 \5 \6/p" "$1"); then
-		echo "# $2 $3: rtc +$((rtc1 - rtc0)) s, suspended $(((boot1 - boot0 - (mono1 - mono0)) / 1000000)) ms (CLOCK_BOOTTIME - CLOCK_MONOTONIC)" >&2
-		echo "$((rtc1 - rtc0)) $(((boot1 - boot0 - (mono1 - mono0)) / 1000000))"
+		rtc_s=$((rtc1 - rtc0)) suspended_ms=$(((boot1 - boot0 - (mono1 - mono0)) / 1000000))
+		echo "# $2 $3: rtc +$rtc_s s, suspended $suspended_ms ms (CLOCK_BOOTTIME - CLOCK_MONOTONIC)" >&2
+		echo "$rtc_s $suspended_ms"
 	else
 		echo "0 0"
 	fi
