@@ -90,6 +90,27 @@ static inline int setup_pm_test(int delay_s)
 	return write_str(PM_TEST_DELAY, delay);
 }
 
+/*
+ * Select freezer @name and pm_test=freezer with no delay, for a program
+ * that freezes in a loop; NULL, or why not (for its skip line).
+ */
+static inline const char *setup_freeze_loop(const char *name)
+{
+	static char why[128];
+	int ret = select_freezer(name);
+
+	if (ret) {
+		snprintf(why, sizeof(why), "cannot select the %s freezer: %s", name, strerror(-ret));
+		return why;
+	}
+	ret = setup_pm_test(0);
+	if (ret) {
+		snprintf(why, sizeof(why), "pm_test=freezer, pm_test_delay=0: %s", strerror(-ret));
+		return why;
+	}
+	return NULL;
+}
+
 /* One freeze/thaw round trip; 0 or -errno (EBUSY: tasks refused). */
 static inline int freeze_thaw(void)
 {

@@ -188,6 +188,7 @@ int main(int argc, char **argv)
 {
 	int cycles = argc > 1 ? atoi(argv[1]) : 200;
 	const char *freezer = argc > 2 ? argv[2] : "todo";
+	const char *why;
 	int i, r, ret, failed = 0, first_fail = -1, first_errno = 0, ok, reaped, n;
 	unsigned long before[MAX_CPUS * NR_ROLES];
 	unsigned long long all;
@@ -205,12 +206,9 @@ int main(int argc, char **argv)
 		ksft_exit_skip("one CPU: nothing to race with\n");
 	if (access(QUEUE_FILE, W_OK))
 		ksft_exit_skip("no %s (CONFIG_TASK_TODO_TEST_TRIGGER)\n", QUEUE_FILE);
-	ret = select_freezer(freezer);
-	if (ret)
-		ksft_exit_skip("cannot select the %s freezer: %s\n", freezer, strerror(-ret));
-	ret = setup_pm_test(0);
-	if (ret)
-		ksft_exit_skip("pm_test=freezer, pm_test_delay=0: %s\n", strerror(-ret));
+	why = setup_freeze_loop(freezer);
+	if (why)
+		ksft_exit_skip("%s\n", why);
 	ksft_set_plan(NR_TESTS);
 	ksft_print_msg("%d freeze/thaw cycles, %s freezer, %d CPUs, %d tasks per CPU\n",
 		       cycles, freezer, ncpu, NR_ROLES);

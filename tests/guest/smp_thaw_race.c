@@ -203,6 +203,7 @@ int main(int argc, char **argv)
 	int reverted_mode = !strcmp(mode, "reverted");
 	const char *const *tests = reverted_mode ? reverted_tests : fixed_tests;
 	int ret, ncpu, cpu_of[MAX_CPUS];
+	const char *why;
 
 	if ((!reverted_mode && strcmp(mode, "fixed")) || cycles < 1 || argc > 5) {
 		fprintf(stderr, "usage: %s reverted|fixed CYCLES [todo|classic [WINDOW_US]]\n",
@@ -216,12 +217,9 @@ int main(int argc, char **argv)
 		ksft_exit_skip("one CPU: the thaw and a frozen task never run at once\n");
 	if (access(KNOB_THAW_RACE, W_OK))
 		ksft_exit_skip("no %s (CONFIG_TODO_FREEZER_TEST)\n", KNOB_THAW_RACE);
-	ret = select_freezer(freezer);
-	if (ret)
-		ksft_exit_skip("cannot select the %s freezer: %s\n", freezer, strerror(-ret));
-	ret = setup_pm_test(0);
-	if (ret)
-		ksft_exit_skip("pm_test=freezer, pm_test_delay=0: %s\n", strerror(-ret));
+	why = setup_freeze_loop(freezer);
+	if (why)
+		ksft_exit_skip("%s\n", why);
 	ksft_set_plan(4);
 	ksft_print_msg("%s: up to %d cycles, %s freezer, %d CPUs, window %ld us\n", mode, cycles,
 		       freezer, ncpu, window);
