@@ -15,7 +15,9 @@
 #   make debug          gdb on ./vmlinux, breakpoints on the todo freeze path
 #   make race           two SMP races, 2005's code and today's, narrated by gdb
 # Stages: deps source config build initramfs boot parse; patch queue: refresh
-# check-patches check-candidates.
+# check-patches check-candidates; clean (object dirs and logs, keeps
+# build/src), distclean (all of build/).  Each works as the first command
+# on a fresh clone (tests/host/11-first-command.sh).
 # Knobs, each once, and the targets that take it:
 #   FLAVOUR=F           the kernel: run, test, bench, smp or smp-debug (every
 #                       target; its default is in configs/flavours.mk)
@@ -259,7 +261,10 @@ initramfs: build/initramfs.cpio
 boot:
 	@$(S)/boot.sh --flavour $(call flavour,boot) --job $(JOB) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
-# Re-read a saved console log: make parse LOG=build/logs/guest-suite.log
+# Re-read a saved console log: make parse LOG=build/logs/guest-suite.log.
+# Without LOG= it is refused here, naming it, not by the script's usage.
+$(if $(and $(filter parse,$(MAKECMDGOALS)),$(if $(LOG),,no)),$(error make parse needs LOG=FILE, \
+	a saved console log: make parse LOG=build/logs/guest-suite.log (written by make test)))
 parse:
 	@python3 $(S)/parse_console.py $(LOG)
 

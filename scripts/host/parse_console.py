@@ -7,6 +7,7 @@ beside it.  (A whole run's totals: scripts/host/ktap_totals.py.)
 """
 import argparse
 import re
+import sys
 
 INIT_TAG = 'TODO-INIT:'   # the guest init's first line; the document follows
 EXIT_TAG = 'TODO-EXIT:'   # the guest init's last line: the document ended
@@ -271,7 +272,14 @@ def main():
     args = ap.parse_args()
     # The results say what failed: the exit status is 0 once they are out.
     NUMBER = args.first - 1
-    lines = read_log(args.log)
+    try:
+        lines = read_log(args.log)
+    except OSError as e:
+        # make parse LOG=FILE with a path that is not there: say so, not
+        # a traceback.
+        sys.exit('parse_console.py: error: cannot read the console log %s: %s\n'
+                 '  the logs of the last boots are in build/logs/ (make test: build/logs/guest-suite.log)'
+                 % (args.log, e.strerror))
     if not args.kernel_only:
         guest_document(lines, args.name, args.kunit_suites.split())
     skip = classify_reports(lines) if args.classify_reports else set()

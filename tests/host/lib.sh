@@ -40,7 +40,9 @@ expect() {
 	pass "$name"
 }
 
-scratch() { mktemp -d "$BUILD/test-tmp.XXXXXX"; }
+# scratch: a new temporary directory under build/, which a test run alone
+# on a fresh clone (bash tests/host/NN-name.sh) makes first.
+scratch() { mkdir -p "$BUILD" && mktemp -d "$BUILD/test-tmp.XXXXXX"; }
 
 # last_gdb_session FILE: the output of make debug or make race (FILE) from
 # the last start of guest and gdb on.  A session whose guest KVM failed is
