@@ -19,7 +19,7 @@
 # build/src), distclean (all of build/).  Each works as the first command
 # on a fresh clone (tests/host/11-first-command.sh).
 # Knobs, each once, and the targets that take it:
-#   FLAVOUR=F           the kernel: run, test, bench, smp or smp-debug (every
+#   FLAVOUR=F           the kernel: run, test, bench, smp or smp-gdb (every
 #                       target; its default is in configs/flavours.mk)
 #   TIMEOUT=S           the guest's time limit, in seconds (every target that
 #                       boots one; a test's own is its "# timeout:" line,
@@ -228,10 +228,10 @@ demo: $(call kernel,$(call flavour,demo)) build/initramfs.cpio
 # CMD= does, the same "-- CMD" to the script, CWD= RW=), the breakpoints
 # on its freezes.  FLAVOUR=smp: the
 # x86_64 kernel under QEMU with its gdb stub, 4 vCPUs, hardware
-# breakpoints; it runs smp-debug (debug.smp in configs/flavours.mk), built
+# breakpoints; it runs smp-gdb (gdb.smp in configs/flavours.mk), built
 # here first when stale.
-debug_as = $(debug.$(call flavour,debug))
-debug: $(if $(ATTACH),,build/initramfs.cpio) $(if $(debug_as),$(call kernel,$(debug_as)))
+gdb_flavour = $(gdb.$(call flavour,debug))
+debug: $(if $(ATTACH),,build/initramfs.cpio) $(if $(gdb_flavour),$(call kernel,$(gdb_flavour)))
 	@$(S)/debug.sh --flavour $(call flavour,debug) \
 		$(if $(ATTACH),--attach $(ATTACH)) $(if $(BATCH),--batch $(BATCH)) \
 		$(if $(BP),--bp $(BP)) $(if $(BREAKS),--breaks "$(BREAKS)") \
@@ -239,11 +239,11 @@ debug: $(if $(ATTACH),,build/initramfs.cpio) $(if $(debug_as),$(call kernel,$(de
 		$(if $(RW),--rw) $(if $(CWD),--cwd '$(CWD)') $(run_cmd)
 
 # The race lab (scripts/host/race.sh, docs/race.md): on the x86_64 kernel with
-# debug info (smp-debug, built here first when stale) under QEMU, two
+# debug info (smp-gdb, built here first when stale) under QEMU, two
 # races of two CPUs, each against the 2005 (or first) design re-enacted and
 # against today's code, narrated step by step from gdb.  RACE=walk|thaw|all
 # (default all), TIMEOUT=seconds.
-race: build/initramfs.cpio $(call kernel,smp-debug)
+race: build/initramfs.cpio $(call kernel,smp-gdb)
 	@$(S)/race.sh $(if $(RACE),--race $(RACE)) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 deps:

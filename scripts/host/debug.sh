@@ -11,7 +11,7 @@
 # make run CMD= (scripts/host/run.sh -- CMD) does, in the same shape (guest
 # job "cmd": in this directory, or --cwd DIR, through hostfs, read-only
 # unless --rw), so the breakpoints stop in the freezes it makes.
-# An x86_64 flavour (smp, which is debugged as smp-debug: configs/
+# An x86_64 flavour (smp, which is debugged as smp-gdb: configs/
 # flavours.mk) boots under QEMU with 4 vCPUs, halted until gdb connects to
 # QEMU's gdb stub; gdb sees one thread per vCPU and stops at hardware
 # breakpoints (hbreak) by default; quitting gdb detaches, and the guest
@@ -64,11 +64,11 @@ if [ ${#cmd[@]} -gt 0 ]; then
 fi
 [ -n "$job" ] || job=debug
 # A flavour without debug info names the one that is the same kernel with
-# it (debug.F in configs/flavours.mk).
-debug_as=$(flavour_table "debug.$flavour")
-if [ -n "$debug_as" ]; then
-	info "make debug FLAVOUR=$flavour runs $debug_as: the $flavour kernel with debug info and gdb scripts"
-	flavour=$debug_as
+# it (gdb.F in configs/flavours.mk).
+gdb_flavour=$(flavour_table "gdb.$flavour")
+if [ -n "$gdb_flavour" ]; then
+	info "make debug FLAVOUR=$flavour runs $gdb_flavour: the $flavour kernel with debug info and gdb scripts"
+	flavour=$gdb_flavour
 fi
 backend_load "$flavour"
 [ -n "$bp" ] || bp=$(backend_gdb_breakpoint)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # "make race": the race lab.  Boots the x86_64 kernel with debug info
-# (flavour smp-debug) under QEMU with 4 vCPUs and its gdb stub, runs guest
+# (flavour smp-gdb) under QEMU with 4 vCPUs and its gdb stub, runs guest
 # job "race" (scripts/guest/jobs/race-job.sh, tests/guest/race_lab.c) and has gdb
 # narrate each step of each race from scripts/gdb/race.py: which CPU, which
 # task, which line, which values.  Two races, each against the 2005 (or
@@ -27,5 +27,5 @@ race=all timeout=900
 opts_parse 'race:walk|thaw|all timeout:number' "$@"
 
 # The first stop: the hold of the first race the guest runs.
-run "$TOP/scripts/host/debug.sh" --flavour smp-debug --job race --timeout "$timeout" \
+run "$TOP/scripts/host/debug.sh" --flavour smp-gdb --job race --timeout "$timeout" \
 	--breaks "race_walk_hold todo_thaw_race_hold" --batch "$TOP/scripts/gdb/race.py" --kernel-arg race="$race"

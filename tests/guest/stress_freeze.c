@@ -24,7 +24,7 @@
  * on its todo list (/proc/<pid>/task/<tid>/todo); everything was reaped.
  * The cycle times (min/median/max) are "# " lines.
  *
- * Churners sleep 0.4 to 2.4 s per iteration: on the debug kernel (KASAN +
+ * Churners sleep 0.4 to 2.4 s per iteration: on the test kernel (KASAN +
  * lockdep + kmemleak, UML, one CPU) a fork costs 17 ms, and a churn that
  * saturates the CPU makes every cycle crawl.  Every wait is
  * bounded; at the end all churners are SIGKILLed as one process group, and
@@ -74,7 +74,7 @@ static const char *const kind_name[NR_KINDS] = {
 /*
  * The mix, in per mille of the churners (K_SIGNAL takes the rest), and the
  * mean sleep per iteration (each sleeps 50-150% of it; -p scales it).
- * Measured on the debug kernel (UML, KASAN, one CPU): fork+exit+wait costs
+ * Measured on the test kernel (UML, KASAN, one CPU): fork+exit+wait costs
  * about 17 ms, fork+exec 35, exec 25, a thread 1.5, a signal 0.5.  With
  * these periods the churn alone keeps the CPU 25-75% busy, depending on
  * what else the host runs: enough to catch tasks in every kind of

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 cycles=${CYCLES:-100}
-# A cycle takes well under a second on the debug kernel; the rest is the
+# A cycle takes well under a second on the test kernel; the rest is the
 # boot, starting the churners and the kmemleak scan.
 run_guest_job stress stress "${TIMEOUT:-$((600 + cycles))}" "$LOGS/stress-$cycles.log" \
 	cycles="$cycles"

@@ -2,7 +2,7 @@
 # A short run of "make bench" (scripts/host/bench.sh): 10 tasks of every kind, 2
 # repetitions per freezer.  Checks that it produces a well-formed table,
 # CSV and PNG; not that any number is fast.  It runs on the test kernel,
-# which has the bench's CONFIG_FREEZER_BENCH too (configs/debug.config), so
+# which has the bench's CONFIG_FREEZER_BENCH too (configs/test.config), so
 # "make test" needs no third build.
 # needs: build initramfs
 . "$(dirname "$0")/lib.sh"

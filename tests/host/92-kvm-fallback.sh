@@ -17,7 +17,7 @@
 # gdb under TCG and stops at its breakpoint.
 # needs: initramfs
 # builds: make build FLAVOUR=smp
-# builds: make build FLAVOUR=smp-debug
+# builds: make build FLAVOUR=smp-gdb
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../../scripts/host/lib/qemu.sh"
 
@@ -134,8 +134,8 @@ with_broken hang-linux bash -c '. "$1/scripts/host/lib/qemu.sh"; qemu_decide_acc
 	>"$tmp/probe-hang-linux" 2>&1 || true
 expect "kvm fallback: a QEMU that runs the probe but hangs Linux passes the probe" "$tmp/probe-hang-linux" \
 	"KVM: usable \(a probe guest ran 10\^7 iterations in 64-bit long mode"
-if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp-debug >"$LOGS/kvm-fallback-build-debug.log" 2>&1; then
-	fail "kvm fallback: kernel 'smp-debug' builds" "$LOGS/kvm-fallback-build-debug.log"
+if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp-gdb >"$LOGS/kvm-fallback-build-smp-gdb.log" 2>&1; then
+	fail "kvm fallback: kernel 'smp-gdb' builds" "$LOGS/kvm-fallback-build-smp-gdb.log"
 else
 	printf '%s\n' 'p $lx_current().comm' >"$tmp/batch.gdb"
 	with_broken hang-linux make -C "$TOP" --no-print-directory debug FLAVOUR=smp BATCH="$tmp/batch.gdb" \

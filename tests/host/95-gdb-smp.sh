@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # "make debug FLAVOUR=smp" in batch mode: the x86_64 kernel with debug info
-# (flavour smp-debug) under QEMU with 4 vCPUs, halted for gdb at QEMU's
+# (flavour smp-gdb) under QEMU with 4 vCPUs, halted for gdb at QEMU's
 # stub; scripts/gdb/smp-freeze.gdb follows freeze_me's freeze item from
 # its queueing to todo_freeze_self on some vCPU and to its todo wait at the
 # thaw, with lx-todo, lx-frozen, lx-ps, $lx_current() and $lx_per_cpu();
 # the guest then runs to its end.
 # shellcheck disable=SC2016 # $lx_current() and the like are gdb's, not the shell's
 # needs: initramfs
-# builds: make build FLAVOUR=smp-debug
+# builds: make build FLAVOUR=smp-gdb
 # timeout: 900
 . "$(dirname "$0")/lib.sh"
 
@@ -15,11 +15,11 @@ if ! command -v gdb >/dev/null; then
 	fail "gdb smp: gdb is installed (run scripts/host/deps.sh)"
 	exit 0
 fi
-if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp-debug >"$LOGS/gdb-smp-build.log" 2>&1; then
-	fail "gdb smp: kernel 'smp-debug' (x86_64, debug info) builds" "$LOGS/gdb-smp-build.log"
+if ! make -C "$TOP" --no-print-directory build FLAVOUR=smp-gdb >"$LOGS/gdb-smp-build.log" 2>&1; then
+	fail "gdb smp: kernel 'smp-gdb' (x86_64, debug info) builds" "$LOGS/gdb-smp-build.log"
 	exit 0
 fi
-pass "gdb smp: kernel 'smp-debug' (x86_64, debug info) builds"
+pass "gdb smp: kernel 'smp-gdb' (x86_64, debug info) builds"
 
 tmp=$(scratch)
 out=$tmp/out
@@ -33,7 +33,7 @@ make -C "$TOP" --no-print-directory debug FLAVOUR=smp BATCH="$TOP/scripts/gdb/sm
 	TIMEOUT="$TIMEOUT" >"$out" 2>&1 && rc=0 || rc=$?
 name="gdb smp: make debug FLAVOUR=smp BATCH= stops in todo_freeze_task; gdb detaches, the freeze ends, the guest powers off"
 if [ "$rc" -eq 0 ] && ! grep -q 'Kernel panic' "$out"; then
-	expect "$name" "$out" 'make debug FLAVOUR=smp runs smp-debug' \
+	expect "$name" "$out" 'make debug FLAVOUR=smp runs smp-gdb' \
 		'^Thread [0-9]+( "[^"]*")? hit Breakpoint 1, todo_freeze_task \(p=' \
 		'^guest: debug: freeze and thaw done$' '^TODO-EXIT: 0$'
 else

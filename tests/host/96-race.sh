@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # "make race" in CI: the race lab on the x86_64 kernel with debug info
-# (smp-debug) under QEMU, 4 vCPUs, narrated by gdb (scripts/gdb/race.py).
+# (smp-gdb) under QEMU, 4 vCPUs, narrated by gdb (scripts/gdb/race.py).
 # The guest's verdicts (tests/guest/race_lab.c) are subtest "race"; the
 # narration must show each race's deciding steps on the CPUs the guest
 # pinned them to: the 2005 walk reads freed B, today's walk runs B after a
 # cancel that could not take it; the SB recheck loads before the thaw's
 # store and is not woken, today's recheck is.
 # needs: initramfs
-# builds: make build FLAVOUR=smp-debug
+# builds: make build FLAVOUR=smp-gdb
 # timeout: 900
 . "$(dirname "$0")/lib.sh"
 

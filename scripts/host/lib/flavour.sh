@@ -20,7 +20,7 @@ flavour_fragments() {
 # none is named.
 default_flavour() { flavour_table "default.$1"; }
 
-# The kernel's ARCH= for a flavour: smp and its variants (smp-debug) are
+# The kernel's ARCH= for a flavour: smp and its variants (smp-gdb) are
 # x86_64 kernels for QEMU.
 flavour_arch() {
 	case $1 in
