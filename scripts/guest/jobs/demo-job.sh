@@ -4,7 +4,7 @@
 # With demo_dir=DIR (a host directory) on the command line, the host's
 # trace-cmd records both freezes into DIR/trace.dat, and then one real
 # suspend-to-idle woken by the RTC is captured for sleepgraph in DIR
-# (tracecmd.sh).
+# (../tracecmd-lib.sh).
 # shellcheck source=SCRIPTDIR/../job-lib.sh
 . "$(dirname "$0")/../job-lib.sh"
 # shellcheck source=SCRIPTDIR/../tracecmd-lib.sh

@@ -1,6 +1,8 @@
 #!/bin/sh
-# "make test": every guest test program, each a subtest of the job's KTAP
-# document (job-lib.sh); last, kmemleak's leaks left by everything that ran.
+# "make test": the KUnit suites that ran at boot (subtest "kunit", added by
+# ktap_job), then every guest test program, each a subtest of the job's
+# KTAP document (../job-lib.sh); last, kmemleak's leaks left by
+# everything that ran.
 # The programs are those whose job line (" * job: test ...", in their top
 # comment; docs/testing.md) names this job: scripts/host/initramfs.sh
 # writes the lines into /tests/JOBS, "PROG JOB...".  Each must list its
@@ -15,6 +17,7 @@
 
 guest=$(cmdline_param guest "")
 freezer=$(cmdline_param freezer "")
+# FREEZER= alone: every program, each on that freezer's variants.
 [ -z "$freezer" ] || [ -n "$guest" ] || guest='*'
 
 # The programs of this job, in the order they run.
@@ -98,7 +101,8 @@ EOF
 	set +f
 }
 
-# guest= that names no test is a mistake: say which names there are.
+# guest= that names no test is a mistake: say which names there are.  A
+# guest= that chose KUnit alone has an empty plan but KUnit's results.
 kunit_ran=0
 for f in /sys/kernel/debug/kunit/*/results; do [ -e "$f" ] && kunit_ran=1; break; done
 if [ -z "$(echo "$plan" | tr -d '\n')" ] && [ "$kunit_ran" -eq 0 ]; then

@@ -13,7 +13,7 @@
 # attaching after boot) the job first prints TODO-TRACE-WAIT and waits for
 # a line on the console, which the host sends once strace is attached.
 # With tracedat=FILE on the command line, the host's trace-cmd records both
-# freezes into FILE (a host path) through hostfs (tracecmd.sh), each freeze
+# freezes into FILE (a host path) through hostfs (../tracecmd-lib.sh), each freeze
 # marked in the trace by its TODO-FREEZE-BEGIN line.
 # busybox ash has read -t (timeout), which POSIX sh lacks.
 # shellcheck disable=SC3045

@@ -1,5 +1,5 @@
 #!/bin/sh
-# One freeze per freezer recorded with the host's trace-cmd (tracecmd.sh),
+# One freeze per freezer recorded with the host's trace-cmd (../tracecmd-lib.sh),
 # for tests/host/76-trace-dat.sh: each freeze's trace.dat and the kernel's
 # count of how it froze its tasks (/sys/kernel/debug/freezer/frozen_by,
 # read right after the thaw) go to the host directory tracedat_dir= of the
