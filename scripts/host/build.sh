@@ -41,7 +41,7 @@ relative_links() {
 }
 
 main() {
-	local obj log jobs pid rc=0 start n arch image flavour
+	local obj log jobs pid rc=0 start n arch image flavour hints
 	flavour=$(default_flavour build)
 	opts_parse 'flavour:flavour' "$@"
 	obj=$(obj_dir "$flavour")
@@ -71,9 +71,12 @@ main() {
 		make -C "$SRC" ARCH="$arch" O="$obj" -j"$jobs" CC="$(ccache_cc)" LOCALVERSION= all || rc=$?
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
-	[ "$rc" -eq 0 ] || die "kernel build '$flavour' failed" \
-		"the error is in $log (search for 'error:')" \
-		"after fixing it in $SRC, run: make build FLAVOUR=$flavour"
+	if [ "$rc" -ne 0 ]; then
+		mapfile -t hints < <(build_error_hints "$log" "$obj")
+		die "kernel build '$flavour' failed" "${hints[@]}" \
+			"the whole log: ${log#"$TOP"/} (search for 'error:')" \
+			"fix it in ${SRC#"$TOP"/} on branch todo (git commit, then make refresh), then run: make build FLAVOUR=$flavour"
+	fi
 	relative_links "$obj"
 	stage_time "kernel build $flavour${OBJ_DIR:+ into ${OBJ_DIR#"$TOP"/}}, $(grep -cE "$STEP_RE" "$log" || true) steps" "$((SECONDS - start))"
 	n=$(grep -cE "$STEP_RE" "$log" || true)

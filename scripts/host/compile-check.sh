@@ -103,7 +103,7 @@ check_exports() {
 }
 
 main() {
-	local line base arch f o log objs=() mods=() changes list=0 cell=()
+	local line base arch f o log objs=() mods=() changes list=0 cell=() hints=()
 	opts_parse 'list:flag @cell' "$@"
 	if [ "$list" -eq 1 ]; then
 		cells | awk '{ print $1 }'
@@ -145,8 +145,10 @@ main() {
 	done < <(git_src diff --name-only --diff-filter=AM "$PRISTINE_TAG" "$BRANCH" -- '*.c')
 	stage "cell $CELL: compiling ${#objs[@]} touched file(s) (ARCH=$arch)"
 	[ ${#objs[@]} -gt 0 ] || { info "the series touches no C file"; return 0; }
-	run_logged "$log" make -C "$SRC" ARCH="$arch" O="$OBJ" -j"$(nproc)" CC="$(ccache_cc)" LOCALVERSION= "${objs[@]}" ||
-		die "cell $CELL: a touched file does not compile" "see $log"
+	run_logged "$log" make -C "$SRC" ARCH="$arch" O="$OBJ" -j"$(nproc)" CC="$(ccache_cc)" LOCALVERSION= "${objs[@]}" || {
+		mapfile -t hints < <(build_error_hints "$log" "$OBJ")
+		die "cell $CELL: a touched file does not compile" "${hints[@]}" "see $log"
+	}
 	# A warning there is a bug too (e.g. a helper left unused by the stubs).
 	! grep -n 'warning:' "$log" >&2 ||
 		die "cell $CELL: a touched file compiles with warnings" "see $log"

@@ -13,8 +13,12 @@ BUSYBOX=${BUSYBOX:-/bin/busybox}
 OUT=$BUILD/initramfs.cpio
 WORK=$BUILD/initramfs
 # kselftest_harness.h itself trips -Wunused-parameter and -Wclobbered.
+# The programs are compiled in the top directory with the paths from there,
+# so that the compiler's diagnostics and __FILE__ (in the harness's TH_LOG
+# and ASSERT lines) name tests/guest/NAME.c and build/src/..., wherever
+# the clone is.
 GUEST_CFLAGS=(-static -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-clobbered -Werror -pthread
-	-I"$SRC/tools/testing/selftests" -I"$TOP/tests/guest")
+	-I"${SRC#"$TOP"/}/tools/testing/selftests" -Itests/guest)
 
 # The declaration, one line in a program's top comment: " * job: test smp".
 JOB_LINE='^ \* job:'
@@ -106,8 +110,8 @@ main() {
 	for src in "$TOP"/tests/guest/*.c; do
 		[ -e "$src" ] || continue
 		bin=$WORK/bin/$(basename "$src" .c)
-		run_logged "$LOGS/guest-cc.log" gcc "${GUEST_CFLAGS[@]}" -o "$bin" "$src" ||
-			die "guest program ${src#"$TOP"/} does not compile" "see $LOGS/guest-cc.log"
+		(cd "$TOP" && run_logged "$LOGS/guest-cc.log" gcc "${GUEST_CFLAGS[@]}" -o "${bin#"$TOP"/}" "${src#"$TOP"/}") ||
+			die "guest program ${src#"$TOP"/} does not compile" "see ${LOGS#"$TOP"/}/guest-cc.log"
 	done
 	{
 		echo "dir /dev 0755 0 0"

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # What every kernel build shares: one make per object dir or tree at a
-# time, and the compiler.
+# time, the compiler, and where its errors are to be fixed.
 . "${BASH_SOURCE[0]%/*}/base.sh"
+. "${BASH_SOURCE[0]%/*}/patches.sh"
 
 # hold_lock FILE WHAT: hold FILE (flock) until this script exits, so that
 # two makes never write one object dir or tree at once: make test's
@@ -20,6 +21,41 @@ hold_lock() {
 		stage_time "waited for another build of $what" "$((SECONDS - t0))"
 	fi
 	printf 'pid %s (%s) since %s\n' "$$" "${0##*/}" "$(ts)" >"$file.owner"
+}
+
+# patch_numbers: the patch paths on stdin as "kernel-patches/0002, 0010,
+# arch-um-patches/0001": short enough for one line per file.
+patch_numbers() {
+	awk -v top="$TOP/" '{
+		if (index($0, top) == 1) $0 = substr($0, length(top) + 1)
+		dir = $0; sub("/[^/]*$", "", dir); n = substr($0, length(dir) + 2, 4)
+		printf "%s%s", (NR > 1 ? ", " : ""), (dir == last ? n : dir "/" n)
+		last = dir
+	}'
+}
+
+# build_error_hints LOG OBJ: the first errors of the kernel make whose
+# output is LOG (its object dir OBJ), each with its file named from the top
+# of the project (kbuild names build/src/FILE by its absolute path with O=,
+# or from OBJ), and the patches that change FILE: where to fix it.  Lines
+# for die's next steps.
+build_error_hints() {
+	local log=$1 obj=$2 line loc path file n=0 src top seen=" " patches
+	src=$(realpath -m "$SRC") top=$(realpath -m "$TOP")
+	while IFS= read -r line && [ "$n" -lt 5 ]; do
+		loc=$(grep -oE "[^ :\`']+\.(c|h|S|lds):[0-9]+" <<<"$line" | head -n 1) || continue
+		n=$((n + 1))
+		path=${loc%:*}
+		[[ $path == /* ]] || path=$obj/$path
+		path=$(realpath -m "$path")
+		echo "${path#"$top"/}:${loc##*:}${line#*"$loc"}"
+		[[ $path == "$src"/* ]] || continue
+		file=${path#"$src"/}
+		[[ $seen != *" $file "* ]] || continue
+		seen+="$file "
+		patches=$(patches_touching "$file" | patch_numbers)
+		echo "  $file: changed by ${patches:-no patch of the series}"
+	done < <(grep -E '(^|[^a-z])(fatal )?error: |undefined reference to ' "$log")
 }
 
 ccache_cc() {

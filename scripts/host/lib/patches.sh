@@ -36,6 +36,15 @@ all_patches() {
 	for dir in "${PATCH_DIRS[@]}"; do series_patches "$dir"; done
 }
 
+# patches_touching FILE: the patches of the series (paths, in order) that
+# change FILE, a path in the kernel tree (kernel/freezer.c).
+patches_touching() {
+	local patch
+	while read -r patch; do
+		! grep -qxF -e "--- a/$1" -e "+++ b/$1" "$patch" || echo "$patch"
+	done < <(all_patches)
+}
+
 git_src() { git -C "$SRC" "$@"; }
 
 # The Makefile's target for "build/src holds the series": written by
