@@ -163,39 +163,63 @@ TEST_F(todo, spinner_runs_item_in_its_own_context)
 	EXPECT_GT(self->sh->loops, loops) TH_LOG("spinner stopped after its item ran");
 }
 
+/*
+ * Fork a child named @comm that runs @call on the read end of a new pipe
+ * and exits; once it sleeps, queue an item on it and see it run there.
+ * Returns the pipe's write end (the child's data), -1 after a failure.
+ */
+static int pipe_waiter_runs_item(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(todo) *self, const char *comm,
+				 void (*call)(struct shared *sh, int fd), struct ran *r)
+{
+	int fds[2];
+
+	if (pipe(fds))
+		return -1;
+	self->child = fork();
+	if (self->child == 0) {
+		prctl(PR_SET_NAME, comm);
+		close(fds[1]);
+		call(self->sh, fds[0]);
+		_exit(0);
+	}
+	close(fds[0]);
+	EXPECT_GE(self->child, 0);
+	EXPECT_TRUE(wait_state(self->child, 'S'));
+	EXPECT_EQ(0, queue_on(self->child));
+	EXPECT_TRUE(wait_ran(self->child, r, 2000));
+	EXPECT_EQ(self->child, r->pid);
+	EXPECT_STREQ(comm, r->comm);
+	if (_metadata->exit_code) {
+		close(fds[1]);
+		return -1;
+	}
+	return fds[1];
+}
+
+static void read_5(struct shared *sh, int fd)
+{
+	sh->ret = read(fd, sh->buf, 5);
+	sh->err = errno;
+}
+
 /* A task blocked in read() on a pipe runs the item; read() is restarted. */
 TEST_F(todo, pipe_reader_runs_item_and_read_is_restarted)
 {
 	struct ran r;
-	int fds[2];
+	int w = pipe_waiter_runs_item(_metadata, self, "todo-reader", read_5, &r);
 
-	ASSERT_EQ(0, pipe(fds));
-	self->child = fork();
-	ASSERT_GE(self->child, 0);
-	if (self->child == 0) {
-		prctl(PR_SET_NAME, "todo-reader");
-		close(fds[1]);
-		self->sh->ret = read(fds[0], self->sh->buf, 5);
-		self->sh->err = errno;
-		_exit(0);
-	}
-	close(fds[0]);
-	ASSERT_TRUE(wait_state(self->child, 'S'));
-
-	ASSERT_EQ(0, queue_on(self->child));
-	ASSERT_TRUE(wait_ran(self->child, &r, 2000));
-	EXPECT_EQ(self->child, r.pid);
-	EXPECT_STREQ("todo-reader", r.comm);
+	ASSERT_GE(w, 0);
 	/* The item ran; the reader must still be waiting for data. */
 	usleep(50000);
 	EXPECT_EQ(0, waitpid(self->child, NULL, WNOHANG)) TH_LOG("read() returned early");
 
-	ASSERT_EQ(5, write(fds[1], "hello", 5));
+	ASSERT_EQ(5, write(w, "hello", 5));
 	ASSERT_EQ(self->child, reap(self->child));
 	self->child = 0;
 	EXPECT_EQ(5, self->sh->ret) TH_LOG("read() failed: %s", strerror(self->sh->err));
 	EXPECT_EQ(0, memcmp(self->sh->buf, "hello", 5));
-	close(fds[1]);
+	close(w);
 }
 
 /*
@@ -204,37 +228,27 @@ TEST_F(todo, pipe_reader_runs_item_and_read_is_restarted)
  * with EINTR, where a pipe read() (above) is restarted.  epoll_wait()
  * sleeps with a timeout it does not restart, so it returns.
  */
+static void epoll_wait_20s(struct shared *sh, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	int ep = epoll_create1(0);
+
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	sh->started_ns = now_ns();
+	sh->ret = epoll_wait(ep, &out, 1, 20000);
+	sh->err = errno;
+	sh->returned_ns = now_ns();
+}
+
 TEST_F(todo, epoll_waiter_runs_item_and_returns_eintr)
 {
 	struct ran r;
-	int fds[2];
+	int w = pipe_waiter_runs_item(_metadata, self, "todo-epoller", epoll_wait_20s, &r);
 
-	ASSERT_EQ(0, pipe(fds));
-	self->child = fork();
-	ASSERT_GE(self->child, 0);
-	if (self->child == 0) {
-		struct epoll_event ev = { .events = EPOLLIN }, out;
-		int ep = epoll_create1(0);
-
-		prctl(PR_SET_NAME, "todo-epoller");
-		close(fds[1]);
-		epoll_ctl(ep, EPOLL_CTL_ADD, fds[0], &ev);
-		self->sh->started_ns = now_ns();
-		self->sh->ret = epoll_wait(ep, &out, 1, 20000);
-		self->sh->err = errno;
-		self->sh->returned_ns = now_ns();
-		_exit(0);
-	}
-	close(fds[0]);
-	ASSERT_TRUE(wait_state(self->child, 'S'));
-
-	ASSERT_EQ(0, queue_on(self->child));
-	ASSERT_TRUE(wait_ran(self->child, &r, 2000));
-	EXPECT_EQ(self->child, r.pid);
-	EXPECT_STREQ("todo-epoller", r.comm);
+	ASSERT_GE(w, 0);
 	ASSERT_EQ(self->child, reap(self->child));
 	self->child = 0;
-	close(fds[1]);
+	close(w);
 	EXPECT_EQ(-1, self->sh->ret);
 	EXPECT_EQ(EINTR, self->sh->err) TH_LOG("epoll_wait() failed with %s, not EINTR",
 					       strerror(self->sh->err));
