@@ -187,6 +187,19 @@ finish() {
 	exit "$rc"
 }
 
+# one_run_per_tree: two runs in one tree would write one results document
+# and one stage table, and each would count the other's results; refuse
+# the second, naming the first.  The lock goes with this process and the
+# background builds it starts.
+one_run_per_tree() {
+	local lock=$LOGS/test.lock fd
+	exec {fd}>>"$lock"
+	flock -n "$fd" ||
+		die "another test run (make test, check, stress or smp-test) is using this tree ($(cat "$lock.owner" 2>/dev/null || echo unknown)); both would write ${results#"$TOP"/}" \
+			"wait for it to end, or run this one in another clone (git clone $TOP)"
+	printf 'pid %s, since %s\n' "$$" "$(ts)" >"$lock.owner"
+}
+
 main() {
 	# shellcheck disable=SC2034 # cycles, hammer, timeout: read as ${!knob}
 	local t tests=() late=() needs=() check=0 flavour guest="" freezer="" cycles="" hammer="" timeout="" knob
@@ -211,6 +224,7 @@ main() {
 		[ -f "$t" ] || die "no such test: $t" "tests are: $(cd "$TOP/tests/host" && ls [0-9]*.sh | sed 's/\.sh$//' | paste -sd' ')"
 	done
 	mkdir -p "$LOGS"
+	one_run_per_tree
 	: >"$body"
 	: >"$STAGE_TIMES"
 	[ "$check" -eq 1 ] || host_facts
