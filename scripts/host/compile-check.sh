@@ -103,7 +103,7 @@ check_exports() {
 }
 
 main() {
-	local line base arch f o log objs=() mods=() changes list=0 cell=() hints=()
+	local line base arch o kind log objs=() mods=() changes list=0 cell=() hints=()
 	opts_parse 'list:flag @cell' "$@"
 	if [ "$list" -eq 1 ]; then
 		cells | awk '{ print $1 }'
@@ -128,21 +128,13 @@ main() {
 		configure_flavour "$base" "${changes[@]}"
 	fi
 	check_changes "${changes[@]}"
-	while read -r f; do
-		o=${f%.c}.o
-		# UML's own files are arch/um and arch/x86/um; x86_64's arch/x86.
-		case $arch:$f in
-		um:arch/um/* | um:arch/x86/um/*) ;;
-		x86_64:arch/x86/um/*) continue ;;
-		x86_64:arch/x86/*) ;;
-		*:arch/* | *:tools/* | *:scripts/* | *:samples/*) continue ;;
-		esac
-		case $(built_as "$o") in
+	while read -r o kind; do
+		case $kind in
 		y) objs+=("$o") ;;
 		m) objs+=("$o") mods+=("$o") ;;
 		*) info "  skipped (not in this config): $o" ;;
 		esac
-	done < <(git_src diff --name-only --diff-filter=AM "$PRISTINE_TAG" "$BRANCH" -- '*.c')
+	done < <(touched_objects "$arch")
 	stage "cell $CELL: compiling ${#objs[@]} touched file(s) (ARCH=$arch)"
 	[ ${#objs[@]} -gt 0 ] || { info "the series touches no C file"; return 0; }
 	run_logged "$log" make -C "$SRC" ARCH="$arch" O="$OBJ" -j"$(nproc)" CC="$(ccache_cc)" LOCALVERSION= "${objs[@]}" || {

@@ -38,17 +38,16 @@ on_added_lines() {
 }
 
 main() {
-	local added log objs=() f found=0 docs=()
+	local added log objs=() o kind f found=0 docs=()
 	opts_parse '' "$@"
 	command -v sparse >/dev/null || die "sparse is not installed" "run: make deps (or apt-get install sparse)"
 	added=$(mktemp)
 	added_lines >"$added"
 	OBJ_DIR=$OBJ "$TOP/scripts/host/config.sh" --flavour "$FLAVOUR" >/dev/null ||
 		die "could not configure $OBJ" "run: OBJ_DIR=$OBJ scripts/host/config.sh --flavour $FLAVOUR"
-	while read -r f; do
-		case $f in arch/um/* | arch/x86/um/*) ;; arch/* | tools/* | scripts/* | samples/*) continue ;; esac
-		[ -z "$(built_as "${f%.c}.o")" ] || objs+=("${f%.c}.o")
-	done < <(git_src diff --name-only --diff-filter=AM "$PRISTINE_TAG" "$BRANCH" -- '*.c')
+	while read -r o kind; do
+		[ -z "$kind" ] || objs+=("$o")
+	done < <(touched_objects um)
 	stage "W=1 and sparse on ${#objs[@]} touched C file(s), $FLAVOUR configuration (ARCH=um)"
 	log=$LOGS/warn-check.log
 	# C=2: sparse on each file even when its object is up to date.

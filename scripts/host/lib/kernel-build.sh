@@ -79,3 +79,22 @@ built_as() {
 		echo y
 	fi
 }
+
+# touched_objects ARCH: "OBJECT y|m" for the object of each C file the
+# series adds or changes that a kernel of ARCH (um, x86_64) compiles at
+# all, built in or as a module in $OBJ/.config, or "OBJECT" alone when
+# that configuration leaves it out.  UML's own files are arch/um and
+# arch/x86/um; x86_64's, the rest of arch/x86.
+touched_objects() {
+	local arch=$1 f o
+	while read -r f; do
+		case $arch:$f in
+		um:arch/um/* | um:arch/x86/um/*) ;;
+		x86_64:arch/x86/um/*) continue ;;
+		x86_64:arch/x86/*) ;;
+		*:arch/* | *:tools/* | *:scripts/* | *:samples/*) continue ;;
+		esac
+		o=${f%.c}.o
+		echo "$o $(built_as "$o")"
+	done < <(git_src diff --name-only --diff-filter=AM "$PRISTINE_TAG" "$BRANCH" -- '*.c')
+}
